@@ -1,0 +1,162 @@
+"""What the CLI and notebooks call: diagnose a script, analyze or render a saved record.
+
+Each stage is guarded so that a failure in a later one never loses what an
+earlier one produced: a rule engine error still leaves the run record and a
+report; a report error still leaves the run record.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Optional, Sequence
+
+from .diagnosis import Diagnosis, Verdict
+from .probe.config import WindowPlan
+from .record import RunRecord
+from .serial import write_json_atomic
+
+__all__ = [
+    "TrainprobeError",
+    "DiagnoseResult",
+    "diagnose",
+    "analyze",
+    "render",
+    "load_record",
+    "check_target",
+]
+
+
+class TrainprobeError(Exception):
+    """A problem with the user's input, explained in one plain sentence."""
+
+
+@dataclass(frozen=True)
+class DiagnoseResult:
+    record: RunRecord
+    record_path: Path
+    diagnosis: Diagnosis
+    report_path: Optional[Path]
+    summary: dict
+    problems: tuple[str, ...] = field(default_factory=tuple)  # stages that failed, in words
+
+
+def check_target(target: Sequence[str]) -> None:
+    """Refuse a target that plain python could not start either, with a clear reason."""
+    if not target:
+        raise TrainprobeError("no script given: trainprobe diagnose SCRIPT [ARGS]... (or -m MODULE)")
+    if target[0] == "-m":
+        if len(target) < 2:
+            raise TrainprobeError("-m needs a module name")
+        return
+    script = Path(target[0])
+    if not script.exists():
+        raise TrainprobeError(f"script not found: {target[0]}")
+    if script.is_dir() and not (script / "__main__.py").exists():
+        raise TrainprobeError(f"{target[0]} is a folder without a __main__.py")
+
+
+def load_record(path: str | os.PathLike) -> RunRecord:
+    try:
+        return RunRecord.load(path)
+    except FileNotFoundError:
+        raise TrainprobeError(f"run record not found: {path}") from None
+    except (ValueError, TypeError, KeyError) as exc:
+        raise TrainprobeError(f"{path} is not a trainprobe run record ({exc})") from None
+
+
+def _unknown(reason: str) -> Diagnosis:
+    return Diagnosis(verdict=Verdict(category="unknown", headline=reason))
+
+
+def analyze(record: RunRecord, rule_dirs: Sequence[Path] = ()) -> Diagnosis:
+    """Apply the rules to a record. Never raises: a failing engine gives an 'unknown' verdict."""
+    try:
+        from .engine import diagnose as run_rules
+    except ImportError as exc:
+        return _unknown(f"the rule engine is unavailable ({exc})")
+    try:
+        return run_rules(record, extra_rule_dirs=tuple(rule_dirs))
+    except Exception as exc:  # a bug in a rule must not cost the user their report
+        return _unknown(f"the rule engine failed ({type(exc).__name__}: {exc}); the measurements are below")
+
+
+def render(record: RunRecord, diagnosis: Diagnosis, path: Path) -> Path:
+    from .report import write_html
+
+    return write_html(record, diagnosis, path)
+
+
+def _summary(record: RunRecord, diagnosis: Diagnosis, record_path: Path, report_path: Optional[Path]) -> dict:
+    try:
+        from .report import json_summary
+
+        return json_summary(record, diagnosis, report_path) | {"record": str(record_path)}
+    except Exception:
+        return {
+            "verdict": diagnosis.verdict.to_dict(),
+            "findings": [
+                {"id": f.id, "severity": f.severity, "category": f.category, "message": f.message}
+                for f in diagnosis.findings
+            ],
+            "outcome": record.outcome.to_dict(),
+            "record": str(record_path),
+            "report": str(report_path) if report_path else None,
+        }
+
+
+def finish(record: RunRecord, record_path: Path, rule_dirs: Sequence[Path] = (),
+           report_path: Optional[Path] = None) -> DiagnoseResult:
+    """Rules, report and summary for a record already saved at ``record_path``."""
+    problems = []
+    diagnosis = analyze(record, rule_dirs)
+    if diagnosis.verdict.category == "unknown" and "rule engine" in diagnosis.verdict.headline:
+        problems.append(diagnosis.verdict.headline)
+    report_path = report_path or record_path.with_name("report.html")
+    try:
+        render(record, diagnosis, report_path)
+    except Exception as exc:
+        problems.append(f"the HTML report could not be written ({type(exc).__name__}: {exc})")
+        report_path = None
+    summary = _summary(record, diagnosis, record_path, report_path)
+    try:
+        write_json_atomic(record_path.with_name("summary.json"), summary, indent=2)
+    except OSError as exc:
+        problems.append(f"summary.json could not be written ({exc})")
+    try:
+        write_json_atomic(record_path.with_name("diagnosis.json"), diagnosis.to_dict(), indent=2)
+    except OSError:
+        pass
+    return DiagnoseResult(record, record_path, diagnosis, report_path, summary, tuple(problems))
+
+
+def diagnose(
+    target: Sequence[str],
+    out_dir: Optional[Path] = None,
+    plan: WindowPlan = WindowPlan(),
+    timeout: Optional[float] = None,
+    trace_path: Optional[Path] = None,
+    rule_dirs: Sequence[Path] = (),
+    data_paths: Sequence[str] = (),
+    fixes: Optional[dict] = None,
+    progress: Callable[[str], None] = lambda line: None,
+) -> DiagnoseResult:
+    """Run ``target`` under the probe, apply the rules, write run.json and report.html."""
+    from .probe.launch import ProbeOptions, default_out_dir, run_probe
+
+    check_target(target)
+    out = Path(out_dir) if out_dir else default_out_dir(target)
+    if (out / "run.json").exists():
+        raise TrainprobeError(f"{out} already holds a run; choose another --out folder")
+    options = ProbeOptions(
+        out_dir=out, plan=plan, timeout=timeout, trace_path=trace_path, fixes=dict(fixes or {}),
+        data_paths=tuple(data_paths),
+    )
+    probe = run_probe(target, options, progress)
+    return finish(probe.record, probe.record_path, rule_dirs)
+
+
+def summary_line(result: DiagnoseResult) -> str:
+    return json.dumps(result.summary, default=str)

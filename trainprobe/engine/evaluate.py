@@ -1,0 +1,108 @@
+"""Apply rules to facts: each rule that holds becomes a Finding."""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from ..diagnosis import Evidence, Finding, Gain
+from ..facts import FACT_CATALOG
+from .expr import Missing
+from .formats import format_value, secs, times
+from .rule import Rule
+
+__all__ = ["fact_context", "evaluate_rule", "evaluate_rules", "RuleRuntimeError"]
+
+
+class RuleRuntimeError(Exception):
+    """A rule's expression or template failed on this record: "path:line: problem"."""
+
+
+def fact_context(facts: dict[str, object]) -> dict[str, Any]:
+    """The names an expression sees: every catalog fact, Missing where unknown."""
+    return {name: (Missing(name=name) if facts.get(name) is None else facts[name])
+            for name in FACT_CATALOG}
+
+
+def _gain(rule: Rule, context: dict[str, Any], step_time: Optional[float]) -> Gain:
+    if rule.gain is None:
+        return Gain()
+    try:
+        value = rule.gain.evaluate(context)
+    except ZeroDivisionError:
+        return Gain()
+    if isinstance(value, Missing) or value is None or isinstance(value, bool):
+        return Gain()
+    seconds = max(0.0, float(value))
+    if step_time:
+        seconds = min(seconds, step_time * 0.95)  # no fix makes a step free
+    speedup = step_time / (step_time - seconds) if step_time and seconds > 0 else None
+    if not seconds:
+        text = ""
+    elif speedup and speedup >= 1.05:
+        text = f"about {times(speedup)} faster steps ({secs(seconds)} less per step)"
+    else:
+        text = f"about {secs(seconds)} less per step"
+    return Gain(seconds_per_step=seconds, speedup=speedup, text=text)
+
+
+def _severity(rule: Rule, context: dict[str, Any]) -> str:
+    for severity, expression in rule.severity_when:
+        if _truthy(expression.evaluate(context)):
+            return severity
+    return rule.severity
+
+
+def _truthy(value: Any) -> bool:
+    return bool(value) and not isinstance(value, Missing)
+
+
+def _evidence(rule: Rule, facts: dict[str, object], context: dict[str, Any]
+              ) -> tuple[Evidence, ...]:
+    out = []
+    for spec in rule.evidence:
+        unit = FACT_CATALOG[spec.fact].unit
+        threshold = spec.threshold.render(context) if spec.threshold else None
+        out.append(Evidence(label=spec.label, value=format_value(facts.get(spec.fact), unit),
+                            threshold=threshold or None, fact=spec.fact))
+    return tuple(out)
+
+
+def evaluate_rule(rule: Rule, facts: dict[str, object]) -> Optional[Finding]:
+    """The rule's Finding when its condition holds; raises RuleRuntimeError when it breaks."""
+    if rule.gpu_only and not facts.get("cuda_used"):
+        return None
+    context = fact_context(facts)
+    context["opt"] = dict(rule.options)
+    try:
+        if not _truthy(rule.condition.evaluate(context)):
+            return None
+        severity = _severity(rule, context)
+        gain = _gain(rule, context, facts.get("step_time_median"))  # type: ignore[arg-type]
+        context.update(gain_seconds=gain.seconds_per_step, speedup=gain.speedup,
+                       severity=severity)
+        return Finding(
+            id=rule.id, name=rule.name, category=rule.category, severity=severity,
+            title=rule.title.render(context), message=rule.message.render(context),
+            advice=rule.advice.render(context),
+            snippet=rule.snippet.render(context) if rule.snippet else "",
+            evidence=_evidence(rule, facts, context), gain=gain, docs=rule.docs,
+            fix_id=(rule.fix_id.render(context) or None) if rule.fix_id else None,
+            source=rule.source,
+        )
+    except Exception as exc:  # pylint: disable=broad-except  # one broken rule must not stop others
+        raise RuleRuntimeError(f"{rule.source}:{rule.line}: rule {rule.id} failed on this run: "
+                               f"{type(exc).__name__}: {exc}") from exc
+
+
+def evaluate_rules(rules: list[Rule], facts: dict[str, object]
+                   ) -> tuple[list[Finding], list[str]]:
+    findings, errors = [], []
+    for rule in rules:
+        try:
+            finding = evaluate_rule(rule, facts)
+        except RuleRuntimeError as exc:
+            errors.append(str(exc))
+            continue
+        if finding is not None:
+            findings.append(finding)
+    return findings, errors

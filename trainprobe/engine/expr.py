@@ -1,0 +1,199 @@
+"""The rule language: Jinja2 expressions and templates in a sandbox.
+
+Rule files are data, never Python: conditions and gains are Jinja2
+*expressions* and messages are Jinja2 *templates*, compiled by a
+``SandboxedEnvironment``. On top of the sandbox, every expression is checked
+when it is loaded: it may name only catalog facts, ``opt.<option>`` and the
+helper functions below, and no attribute or key starting with ``_``.
+
+A fact the record cannot tell is :class:`Missing`: every comparison with it is
+false (``!=`` too), arithmetic on it stays missing and it is falsy, so a
+condition over missing data does not fire. ``known(x)`` or ``x is defined``
+test for it explicitly.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable, Iterable, Optional
+
+from jinja2 import nodes
+from jinja2.exceptions import TemplateSyntaxError, UndefinedError
+from jinja2.meta import find_undeclared_variables
+from jinja2.parser import Parser
+from jinja2.runtime import Undefined
+from jinja2.sandbox import SandboxedEnvironment
+
+from . import formats
+
+__all__ = ["Missing", "ENV", "HELPERS", "RuleSyntaxError", "compile_expression",
+           "compile_template", "Expression", "Template"]
+
+_MAX_POWER = 64
+
+
+class Missing(Undefined):
+    """A fact the record could not tell: comparisons are false, arithmetic stays missing."""
+
+    __slots__ = ()
+
+    def __init__(self, hint=None, obj=None, name=None, exc=UndefinedError):  # noqa: D107
+        if exc is not UndefinedError:  # the sandbox refusing an unsafe attribute
+            raise exc(hint or f"access to attribute {name!r} is not allowed")
+        super().__init__(hint, obj, name, exc)
+
+    def _missing(self, *_args: Any, **_kwargs: Any) -> "Missing":
+        return self
+
+    def _false(self, _other: Any) -> bool:
+        return False
+
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _missing
+    __truediv__ = __rtruediv__ = __floordiv__ = __rfloordiv__ = _missing
+    __mod__ = __rmod__ = __pow__ = __rpow__ = __neg__ = __pos__ = _missing
+    __lt__ = __le__ = __gt__ = __ge__ = __ne__ = _false
+
+    def __eq__(self, other: Any) -> bool:
+        return False
+
+    def __getattr__(self, name: str) -> Any:
+        if name[:2] == "__" and name[-2:] == "__":
+            raise AttributeError(name)
+        return self  # missing.startswith("x") is missing too
+
+    def __call__(self, *_args: Any, **_kwargs: Any) -> "Missing":
+        return self
+
+    __hash__ = Undefined.__hash__
+
+    def __str__(self) -> str:
+        return "n/a"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+def _is_missing(value: Any) -> bool:
+    return value is None or isinstance(value, Undefined)
+
+
+def _known(value: Any) -> bool:
+    return not _is_missing(value)
+
+
+def _extreme(pick: Callable) -> Callable:
+    def fn(*args: Any) -> Any:
+        values = args[0] if len(args) == 1 and isinstance(args[0], (list, tuple)) else args
+        if any(_is_missing(v) for v in values):
+            return Missing(name="value")
+        return pick(values)
+    return fn
+
+
+def _unary(fn: Callable) -> Callable:
+    def wrapped(value: Any, *args: Any) -> Any:
+        return Missing(name="value") if _is_missing(value) else fn(value, *args)
+    return wrapped
+
+
+def _clamp(value: Any, low: Any, high: Any) -> Any:
+    if _is_missing(value):
+        return Missing(name="value")
+    return max(low, min(high, value))
+
+
+HELPERS: dict[str, Callable] = {
+    "known": _known,
+    "min": _extreme(min),
+    "max": _extreme(max),
+    "abs": _unary(abs),
+    "round": _unary(round),
+    "ceil": _unary(math.ceil),
+    "floor": _unary(math.floor),
+    "clamp": _clamp,
+}
+
+
+class _RuleEnvironment(SandboxedEnvironment):
+    intercepted_binops = frozenset(["**"])
+
+    def call_binop(self, context, operator, left, right):  # noqa: D102
+        if operator == "**" and not _is_missing(right) and abs(right) > _MAX_POWER:
+            raise ValueError(f"exponent {right} is too large (at most {_MAX_POWER})")
+        return super().call_binop(context, operator, left, right)
+
+
+ENV = _RuleEnvironment(autoescape=False, undefined=Missing, trim_blocks=True,
+                       lstrip_blocks=True, keep_trailing_newline=False)
+ENV.globals.clear()
+ENV.globals.update(HELPERS)
+ENV.filters.update(formats.FILTERS)
+
+
+class RuleSyntaxError(ValueError):
+    """An expression or template that cannot be used; the message says why."""
+
+
+def _check_tree(tree: nodes.Node, names: Iterable[str], options: Iterable[str],
+                undeclared: set[str]) -> None:
+    allowed = set(names) | set(HELPERS) | {"opt"}
+    unknown = sorted(undeclared - allowed)
+    if unknown:
+        raise RuleSyntaxError(f"unknown name{'s' if len(unknown) > 1 else ''}: "
+                              f"{', '.join(unknown)} (not a fact, an option or a helper)")
+    for node in tree.find_all((nodes.Getattr, nodes.Getitem)):
+        key = node.attr if isinstance(node, nodes.Getattr) else getattr(node.arg, "value", None)
+        if isinstance(key, str) and key.startswith("_"):
+            raise RuleSyntaxError(f"access to {key!r} is not allowed")
+        target = node.node
+        if isinstance(target, nodes.Name) and target.name == "opt" and key not in set(options):
+            raise RuleSyntaxError(f"opt.{key} is not declared in [options]")
+
+
+class Expression:
+    """A compiled, checked expression; ``evaluate(context)`` returns its raw value."""
+
+    def __init__(self, source: str, names: Iterable[str], options: Iterable[str]) -> None:
+        self.source = source.strip()
+        try:
+            parser = Parser(ENV, self.source, state="variable")
+            tree = parser.parse_expression()
+            if not parser.stream.eos:
+                raise TemplateSyntaxError("unexpected text after the expression",
+                                          parser.stream.current.lineno)
+            template_ast = nodes.Template([nodes.Output([tree], lineno=1)], lineno=1)
+            undeclared = find_undeclared_variables(ENV.parse("{{ " + self.source + " }}"))
+        except TemplateSyntaxError as exc:
+            raise RuleSyntaxError(f"bad expression {self.source!r}: {exc.message}") from exc
+        _check_tree(template_ast, names, options, undeclared)
+        self._fn = ENV.compile_expression(self.source, undefined_to_none=False)
+
+    def evaluate(self, context: dict[str, Any]) -> Any:
+        return self._fn(**context)
+
+
+class Template:
+    """A compiled, checked text template; ``render(context)`` returns the text."""
+
+    def __init__(self, source: str, names: Iterable[str], options: Iterable[str]) -> None:
+        self.source = source
+        try:
+            tree = ENV.parse(source)
+            self._template = ENV.from_string(source)
+        except TemplateSyntaxError as exc:
+            raise RuleSyntaxError(f"bad template (line {exc.lineno} of the text): "
+                                  f"{exc.message}") from exc
+        _check_tree(tree, names, options, find_undeclared_variables(tree))
+
+    def render(self, context: dict[str, Any]) -> str:
+        return self._template.render(**context).strip()
+
+
+def compile_expression(source: str, names: Iterable[str], options: Iterable[str] = ()
+                       ) -> Expression:
+    return Expression(source, names, options)
+
+
+def compile_template(source: str, names: Iterable[str], options: Iterable[str] = ()
+                     ) -> Optional[Template]:
+    return Template(source, names, options) if source else None

@@ -1,0 +1,225 @@
+"""Find rule files, parse them and check them; a broken file is reported, never fatal."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+from typing import Any, Optional, Sequence
+
+from ..diagnosis import CATEGORIES, SEVERITIES, RuleDocs
+from ..facts import FACT_CATALOG
+from ..resources import rules_dir
+from .expr import RuleSyntaxError, compile_expression, compile_template
+from .rule import (DOC_SECTIONS, OPTIONAL_KEYS, REQUIRED_KEYS, TEMPLATE_NAMES, EvidenceSpec,
+                   Rule)
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+__all__ = ["load_rules", "load_rule_file", "RuleFileError", "rule_files"]
+
+_ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+
+
+class RuleFileError(Exception):
+    """A rule file that cannot be used: ``str()`` is "path:line: problem"."""
+
+    def __init__(self, path: Path, line: int, problem: str) -> None:
+        super().__init__(f"{path}:{line}: {problem}")
+        self.path, self.line, self.problem = path, line, problem
+
+
+def _key_line(text: str, key: str, table: Optional[str] = None) -> int:
+    """The line where ``key`` (inside ``[table]`` when given) is set, 1-based; 1 when not found."""
+    lines = text.splitlines()
+    start = 0
+    if table:
+        for i, line in enumerate(lines):
+            if re.match(rf"^\s*\[+\s*{re.escape(table)}\s*\]+", line):
+                start = i
+                if key is None:
+                    return i + 1
+                break
+    pattern = re.compile(rf"^\s*\"?{re.escape(key)}\"?\s*=") if key else None
+    for i in range(start, len(lines)):
+        if pattern and pattern.match(lines[i]):
+            return i + 1
+    return start + 1 if table else 1
+
+
+def _toml_line(exc: tomllib.TOMLDecodeError) -> int:
+    match = re.search(r"line (\d+)", str(exc))
+    return int(match.group(1)) if match else 1
+
+
+class _Builder:
+    """Turns one parsed file into a Rule, raising RuleFileError at the first problem."""
+
+    def __init__(self, path: Path, text: str, data: dict[str, Any]) -> None:
+        self.path, self.text, self.data = path, text, data
+        options = data.get("options", {})
+        self.options = options if isinstance(options, dict) else {}
+        self.facts = tuple(FACT_CATALOG)
+
+    def fail(self, problem: str, key: Optional[str] = None, table: Optional[str] = None):
+        raise RuleFileError(self.path, _key_line(self.text, key, table) if key or table else 1,
+                            problem)
+
+    def text_value(self, key: str, table: Optional[str] = None) -> str:
+        source = self.data.get(table, {}) if table else self.data
+        value = source.get(key, "")
+        if not isinstance(value, str):
+            self.fail(f"{key} must be a string", key, table)
+        return value
+
+    def expression(self, key: str, source: str, table: Optional[str] = None):
+        try:
+            return compile_expression(source, self.facts, self.options)
+        except RuleSyntaxError as exc:
+            self.fail(f"{key}: {exc}", key, table)
+        return None
+
+    def template(self, key: str, table: Optional[str] = None):
+        try:
+            return compile_template(self.text_value(key, table),
+                                    self.facts + TEMPLATE_NAMES, self.options)
+        except RuleSyntaxError as exc:
+            self.fail(f"{key}: {exc}", key, table)
+        return None
+
+    def check_keys(self) -> None:
+        for key in REQUIRED_KEYS:
+            if key not in self.data:
+                self.fail(f"missing required key {key!r}")
+        for key in self.data:
+            if key not in REQUIRED_KEYS + OPTIONAL_KEYS:
+                self.fail(f"unknown key {key!r} (known: {', '.join(REQUIRED_KEYS + OPTIONAL_KEYS)})",
+                          key)
+        rule_id = self.data["id"]
+        if not isinstance(rule_id, str) or not _ID.match(rule_id):
+            self.fail("id must be lowercase words joined by '-'", "id")
+        if self.data["category"] not in CATEGORIES:
+            self.fail(f"unknown category {self.data['category']!r} "
+                      f"(one of {', '.join(CATEGORIES)})", "category")
+        if self.data["severity"] not in SEVERITIES:
+            self.fail(f"unknown severity {self.data['severity']!r} "
+                      f"(one of {', '.join(SEVERITIES)})", "severity")
+        if not isinstance(self.data.get("options", {}), dict):
+            self.fail("options must be a table: [options]", "options")
+
+    def docs(self) -> RuleDocs:
+        docs = self.data["docs"]
+        if not isinstance(docs, dict):
+            self.fail("docs must be a table: [docs]", "docs")
+        for section in DOC_SECTIONS:
+            value = docs.get(section)
+            if not value or (section == "references" and not isinstance(value, list)):
+                self.fail(f"docs section {section!r} is missing or empty"
+                          + (" (a list of links)" if section == "references" else ""),
+                          section if section in docs else None, "docs")
+        return RuleDocs(what=docs["what"].strip(), why=docs["why"].strip(),
+                        evidence=docs["evidence"].strip(), fix=docs["fix"].strip(),
+                        options=docs["options"].strip(),
+                        references=tuple(str(r) for r in docs["references"]))
+
+    def severity_when(self) -> tuple:
+        table = self.data.get("severity_when", {})
+        if not isinstance(table, dict):
+            self.fail("severity_when must be a table: [severity_when]", "severity_when")
+        out = []
+        for severity in reversed(SEVERITIES):  # critical first
+            if severity in table:
+                out.append((severity, self.expression(severity, table[severity],
+                                                      "severity_when")))
+        unknown = set(table) - set(SEVERITIES)
+        if unknown:
+            self.fail(f"severity_when: unknown severity {sorted(unknown)[0]!r}",
+                      sorted(unknown)[0], "severity_when")
+        return tuple(out)
+
+    def evidence(self) -> tuple[EvidenceSpec, ...]:
+        items = self.data.get("evidence", [])
+        if not isinstance(items, list):
+            self.fail("evidence must be an array of tables: [[evidence]]", "evidence")
+        out = []
+        for item in items:
+            fact = item.get("fact") if isinstance(item, dict) else None
+            if fact not in FACT_CATALOG:
+                self.fail(f"evidence: unknown fact {fact!r}", "fact", "evidence")
+            threshold = None
+            if item.get("threshold"):
+                try:
+                    threshold = compile_template(str(item["threshold"]), self.facts,
+                                                 self.options)
+                except RuleSyntaxError as exc:
+                    self.fail(f"evidence threshold: {exc}", "threshold", "evidence")
+            out.append(EvidenceSpec(fact=fact, label=str(item.get("label") or fact),
+                                    threshold=threshold))
+        return tuple(out)
+
+    def build(self) -> Rule:
+        self.check_keys()
+        d = self.data
+        gain = d.get("gain")
+        return Rule(
+            id=d["id"], name=str(d["name"]), category=d["category"], severity=d["severity"],
+            condition=self.expression("condition", self.text_value("condition")),
+            title=self.template("title"), message=self.template("message"),
+            advice=self.template("advice"), docs=self.docs(), source=str(self.path),
+            snippet=self.template("snippet") if d.get("snippet") else None,
+            gain=self.expression("gain", self.text_value("gain")) if gain else None,
+            fix_id=self.template("fix_id") if d.get("fix_id") else None, severity_when=self.severity_when(),
+            options=dict(self.options), evidence=self.evidence(),
+            gpu_only=bool(d.get("gpu_only", False)), line=_key_line(self.text, "condition"),
+        )
+
+
+def load_rule_file(path: Path) -> Rule:
+    """Parse and check one rule file; raises RuleFileError ("path:line: problem")."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RuleFileError(path, 1, f"cannot read the file: {exc}") from exc
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise RuleFileError(path, _toml_line(exc), f"not valid TOML: {exc}") from exc
+    rule = _Builder(path, text, data).build()
+    if path.stem != rule.id:
+        raise RuleFileError(path, _key_line(text, "id"),
+                            f"id {rule.id!r} does not match the file name {path.name!r}")
+    return rule
+
+
+def rule_files(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.glob("*.toml") if p.is_file())
+
+
+def load_rules(extra_dirs: Sequence[Path] = ()) -> tuple[list[Rule], list[str]]:
+    """The built-in rules, then each extra folder's; a later rule with the same id replaces
+    an earlier one (so a user can tune a built-in rule). Errors are "path:line: problem"."""
+    rules: dict[str, Rule] = {}
+    errors: list[str] = []
+    folders: list[Path] = []
+    try:
+        folders.append(rules_dir())
+    except FileNotFoundError as exc:
+        errors.append(f"{exc}")
+    for folder in extra_dirs:
+        folder = Path(folder)
+        if not folder.is_dir():
+            errors.append(f"{folder}:0: not a folder of rule files")
+            continue
+        folders.append(folder)
+    for folder in folders:
+        for path in rule_files(folder):
+            try:
+                rule = load_rule_file(path)
+            except RuleFileError as exc:
+                errors.append(str(exc))
+                continue
+            rules[rule.id] = rule
+    return list(rules.values()), errors

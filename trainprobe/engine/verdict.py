@@ -1,0 +1,145 @@
+"""Rank the findings, split the step into the verdict's classes and name the bottleneck.
+
+The split (``breakdown``) maps the steady step's phases onto the classes so
+that they add up to the step:
+
+* ``data_wait`` -> input; ``h2d`` -> copy;
+* ``other`` (the loop's own code) -> host, except the measured sync time
+  (``sync_time_per_step``), which moves to sync;
+* forward + backward + optimizer (+ eval forwards inside training steps) ->
+  compute. On a GPU run whose CPU issues work slower than the GPU runs it
+  (``cpu_cuda_ratio`` > 1), the GPU's idle time not explained by the other
+  classes moves from compute to launch. On a CPU-only run compute means the
+  CPU is busy with the model's math.
+
+memory and communication have no share of the split: they come from findings
+(an OOM, DataParallel) only.
+
+The verdict's category is the top-ranked warning (or critical) finding that
+recovers at least 5% of the step, or a memory/communication one; without such
+a finding, a class holding half the step or more; otherwise compute, the good
+case ("the device is busy").
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from ..diagnosis import CATEGORIES, SEVERITIES, Finding, Verdict
+from .formats import pct
+
+__all__ = ["breakdown", "rank_findings", "make_verdict", "CATEGORY_LABELS"]
+
+CATEGORY_LABELS = {
+    "input": "Input-bound",
+    "host": "Host-bound",
+    "launch": "Launch-bound",
+    "sync": "Sync-bound",
+    "copy": "Copy-bound",
+    "compute": "Compute-bound",
+    "memory": "Memory-limited",
+    "communication": "Communication-bound",
+}
+
+_DOMINANT = 0.5  # a class this large names the verdict even without a finding
+_SIGNIFICANT = 0.05  # a finding must recover this share of the step to name the verdict
+
+
+def _f(facts: dict[str, object], name: str) -> float:
+    value = facts.get(name)
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0
+
+
+def breakdown(facts: dict[str, object]) -> dict[str, float]:
+    """Category -> share of the steady step; empty without steady steps."""
+    if not facts.get("steady_steps") or facts.get("step_time_median") is None:
+        return {}
+    split = {
+        "input": _f(facts, "data_wait_share"),
+        "copy": _f(facts, "h2d_share"),
+        "host": _f(facts, "other_share"),
+        "compute": _f(facts, "compute_share") + _f(facts, "eval_share"),
+        "sync": 0.0,
+        "launch": 0.0,
+    }
+    sync = min(_f(facts, "sync_share"), split["host"])
+    split["host"] -= sync
+    split["sync"] = sync
+    if facts.get("cuda_used") and _f(facts, "cpu_cuda_ratio") > 1.0:
+        idle = facts.get("gpu_idle_share")
+        if idle is None and facts.get("gpu_busy_share") is not None:
+            idle = 1.0 - _f(facts, "gpu_busy_share")
+        if idle is not None:
+            unexplained = float(idle) - (split["input"] + split["copy"] + split["host"] + sync)
+            split["launch"] = max(0.0, min(split["compute"], unexplained))
+            split["compute"] -= split["launch"]
+    total = sum(split.values())
+    if total <= 0:
+        return {}
+    return {k: round(v / total, 4) for k, v in split.items()}
+
+
+def rank_findings(findings: list[Finding]) -> list[Finding]:
+    """Warnings and criticals before infos; then by recoverable seconds per step, then severity."""
+    def key(f: Finding):
+        return (f.severity == "info", -(f.gain.seconds_per_step or 0.0),
+                -SEVERITIES.index(f.severity), f.id)
+    return sorted(findings, key=key)
+
+
+def _no_steps_headline(facts: dict[str, object]) -> str:
+    status = facts.get("outcome_status") or "unknown"
+    if facts.get("oom"):
+        return "No training step was measured: the run ran out of memory before its first step."
+    if status == "not_started":
+        return "No training step was measured: the script could not be started."
+    if status in ("failed", "killed", "interrupted", "timeout", "probe_error"):
+        return f"No training step was measured: the run ended early ({status})."
+    return ("No training step was measured: the script never called backward() or "
+            "optimizer.step() on a model trainprobe could see.")
+
+
+def _compute_headline(facts: dict[str, object]) -> str:
+    if facts.get("cuda_used"):
+        return ("Compute-bound: the GPU is busy with the model's math (the good case); "
+                "no significant bottleneck found.")
+    return ("Compute-bound on the CPU: the CPU is busy with the model's math; "
+            "no significant bottleneck found in the training loop.")
+
+
+def _primary(ranked: list[Finding], step_time: object) -> Optional[Finding]:
+    """The finding that names the bottleneck: a warning or worse that recovers at least
+    ``_SIGNIFICANT`` of the step, or one about memory or communication (no time share)."""
+    for f in ranked:
+        if f.severity == "info" or f.category not in CATEGORIES:
+            continue
+        if f.category in ("memory", "communication"):
+            return f
+        gain = f.gain.seconds_per_step or 0.0
+        if isinstance(step_time, (int, float)) and step_time > 0 and gain / step_time >= _SIGNIFICANT:
+            return f
+    return None
+
+
+def make_verdict(facts: dict[str, object], ranked: list[Finding]) -> Verdict:
+    split = breakdown(facts)
+    common = dict(step_time=facts.get("step_time_median"),
+                  steps_per_second=facts.get("steps_per_second"),
+                  samples_per_second=facts.get("samples_per_second"), breakdown=split)
+    top = _primary(ranked, facts.get("step_time_median"))
+    if not split:
+        memory = next((f for f in ranked if f.category == "memory"), None)
+        return Verdict(category="unknown", headline=_no_steps_headline(facts),
+                       primary_finding=memory.id if memory else None, **common)
+    if top is not None:
+        headline = f"{CATEGORY_LABELS[top.category]}: {top.title}"
+        if top.gain.text:
+            headline += f" (fix: {top.gain.text})"
+        return Verdict(category=top.category, headline=headline, primary_finding=top.id,
+                       **common)
+    largest = max((c for c in split if c != "compute"), key=split.get, default=None)
+    if largest and split[largest] >= _DOMINANT:
+        headline = (f"{CATEGORY_LABELS[largest]}: {pct(split[largest])} of the step is "
+                    f"{largest}, but no rule found a specific cause.")
+        return Verdict(category=largest, headline=headline, **common)
+    return Verdict(category="compute", headline=_compute_headline(facts), **common)

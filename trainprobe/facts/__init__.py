@@ -1,0 +1,75 @@
+"""RunRecord -> named facts with units, one small pure function per family.
+
+Each family module (``steps``, ``loader``, ``host``, ``profiler``, ``gpu``,
+``settings``) declares ``FACTS`` (name -> unit and meaning) and
+``compute(record) -> dict``. ``compute_facts`` runs them all and returns one
+:class:`~trainprobe.diagnosis.Fact` per catalog entry, with ``None`` where the
+record cannot tell (no profiler window, no GPU, the script crashed early...).
+A family that fails on an odd record gives ``None`` for its facts instead of
+stopping the diagnosis.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from ..diagnosis import Fact
+from ..record import RunRecord
+from . import gpu, host, loader, profiler, settings, steps
+
+__all__ = ["FactSpec", "FACT_CATALOG", "FAMILIES", "compute_facts", "facts_by_name"]
+
+
+@dataclass(frozen=True)
+class FactSpec:
+    name: str
+    unit: str
+    family: str
+    meaning: str
+
+
+FAMILIES = (steps, loader, host, profiler, gpu, settings)
+
+FACT_CATALOG: dict[str, FactSpec] = {
+    name: FactSpec(name, unit, module.FAMILY, meaning)
+    for module in FAMILIES
+    for name, (unit, meaning) in module.FACTS.items()
+}
+
+_Compute = Callable[[RunRecord], dict]
+
+
+def _run_family(compute: _Compute, record: RunRecord) -> dict:
+    try:
+        return compute(record)
+    except Exception:  # pylint: disable=broad-except  # an odd record must not stop a diagnosis
+        return {}
+
+
+def compute_facts(record: RunRecord) -> tuple[Fact, ...]:
+    """Every fact of the catalog for ``record``, in catalog order; unknown values are None."""
+    values: dict[str, object] = {}
+    for module in FAMILIES:
+        values.update(_run_family(module.compute, record))
+    return tuple(
+        Fact(name=spec.name, value=_plain(values.get(name)), unit=spec.unit,
+             family=spec.family, description=spec.meaning)
+        for name, spec in FACT_CATALOG.items()
+    )
+
+
+def facts_by_name(facts: tuple[Fact, ...]) -> dict[str, object]:
+    return {f.name: f.value for f in facts}
+
+
+def _plain(value: object) -> object:
+    """Keep facts JSON-ready: bool, int, float, str or None."""
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float):
+        return value if value == value else None
+    try:
+        return float(value)  # numpy scalars and the like
+    except (TypeError, ValueError):
+        return str(value)

@@ -1,0 +1,66 @@
+"""Small statistics helpers shared by the fact families (pure, None-tolerant)."""
+
+from __future__ import annotations
+
+import math
+from typing import Iterable, Optional, Sequence
+
+from ..record import RunRecord
+
+__all__ = ["clean", "mean", "median", "percentile", "ratio", "steady_window", "in_window"]
+
+
+def clean(values: Iterable[Optional[float]]) -> list[float]:
+    """The finite numbers of ``values`` (None and NaN dropped)."""
+    out = []
+    for v in values:
+        if v is None or isinstance(v, bool):
+            continue
+        f = float(v)
+        if math.isfinite(f):
+            out.append(f)
+    return out
+
+
+def mean(values: Iterable[Optional[float]]) -> Optional[float]:
+    vals = clean(values)
+    return sum(vals) / len(vals) if vals else None
+
+
+def percentile(values: Iterable[Optional[float]], q: float) -> Optional[float]:
+    """Linear-interpolated percentile, ``q`` in [0, 100]; None for no data."""
+    vals = sorted(clean(values))
+    if not vals:
+        return None
+    pos = (len(vals) - 1) * q / 100.0
+    lo = math.floor(pos)
+    hi = min(lo + 1, len(vals) - 1)
+    return vals[lo] + (vals[hi] - vals[lo]) * (pos - lo)
+
+
+def median(values: Iterable[Optional[float]]) -> Optional[float]:
+    return percentile(values, 50.0)
+
+
+def ratio(num: Optional[float], den: Optional[float]) -> Optional[float]:
+    """num / den, or None when either is missing or den is not positive."""
+    if num is None or den is None or den <= 0:
+        return None
+    return num / den
+
+
+def steady_window(record: RunRecord) -> Optional[tuple[float, float]]:
+    """Start and end (record time) of the steady steps, to cut samplers' series to them."""
+    steps = record.steady_steps()
+    if not steps:
+        return None
+    return steps[0].start, max(s.start + s.duration for s in steps)
+
+
+def in_window(t: Sequence[float], values: Sequence, window: Optional[tuple[float, float]]) -> list:
+    """The values sampled inside ``window``; all of them when the window holds none."""
+    if window is None or not t:
+        return list(values)
+    lo, hi = window
+    picked = [v for ti, v in zip(t, values) if lo <= ti <= hi]
+    return picked if picked else list(values)

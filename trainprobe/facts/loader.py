@@ -1,0 +1,133 @@
+"""Input-pipeline facts: the training DataLoader, its workers and what they spend time on."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from ..record import LoaderSettings, RunRecord
+from ._stats import mean, ratio, steady_window, in_window
+
+FAMILY = "input"
+
+FACTS = {
+    "loader_count": ("count", "DataLoaders the script iterated over."),
+    "num_workers": ("count", "num_workers of the training DataLoader."),
+    "batch_size": ("count", "batch_size of the training DataLoader (None for custom batch samplers)."),
+    "pin_memory": ("bool", "pin_memory of the training DataLoader."),
+    "persistent_workers": ("bool", "persistent_workers of the training DataLoader."),
+    "prefetch_factor": ("count", "prefetch_factor of the training DataLoader (None without workers)."),
+    "start_method": ("text", "Worker start method: fork, spawn or forkserver."),
+    "loader_iterations": ("count", "Iterators created on the training DataLoader (about the epochs)."),
+    "batches_per_epoch": ("count", "Batches per iterator of the training DataLoader (len of it)."),
+    "first_batch_wait": ("s", "Wait for the very first batch (worker start-up included)."),
+    "suggested_num_workers": ("count", "num_workers trainprobe suggests from the usable cores and "
+                              "the GPUs sharing them (see suggested_num_workers_reason)."),
+    "suggested_num_workers_reason": ("text", "Why that number: the cores and processes it assumes."),
+    "fetch_per_batch": ("s", "Seconds a worker (or the main process) spends making one batch: "
+                        "__getitem__ for every sample plus collate."),
+    "workers_needed": ("count", "Workers needed to keep up: fetch_per_batch over the step time "
+                       "without the data wait."),
+    "worker_cpu_saturation": ("share", "Mean CPU use of busy DataLoader workers, 1.0 = each busy "
+                              "worker uses a whole core (CPU-bound workers)."),
+    "worker_cores_used": ("count", "Cores the DataLoader workers used together, on average."),
+    "worker_processes": ("count", "Worker processes seen by the sampler."),
+    "worker_decode_share": ("share", "Share of worker time decoding (PIL/cv2 image decode)."),
+    "worker_transform_share": ("share", "Share of worker time in transforms/augmentation."),
+    "worker_io_share": ("share", "Share of worker time reading files."),
+    "worker_collate_share": ("share", "Share of worker time collating batches."),
+}
+
+
+def training_loader(record: RunRecord) -> Optional[LoaderSettings]:
+    """The loader that fed training: the first one used before a backward, else the busiest."""
+    loaders = record.settings.dataloaders
+    used = [d for d in loaders if d.used_in_training]
+    if used:
+        return used[0]
+    return max(loaders, key=lambda d: d.batches, default=None)
+
+
+def suggest_num_workers(usable_cores: Optional[int], processes: int) -> tuple[Optional[int], str]:
+    """A worker count from the cores one training process can use.
+
+    One core stays with the training process itself; on machines with more
+    than four cores per process a second one is left for the pin-memory thread
+    and the system. More than 16 workers rarely helps and costs memory.
+    """
+    if not usable_cores:
+        return None, "the number of usable cores is unknown"
+    processes = max(1, processes)
+    per_process = max(1, usable_cores // processes)
+    keep = 2 if per_process > 4 else 1
+    suggestion = min(16, max(1, per_process - keep))
+    shared = f", shared by {processes} training processes" if processes > 1 else ""
+    reason = (f"{usable_cores} cores usable{shared}: {suggestion} workers leave "
+              f"{per_process - suggestion} core{'s' if per_process - suggestion != 1 else ''} "
+              f"for the training process")
+    return suggestion, reason
+
+
+def _batches_per_epoch(loader: LoaderSettings) -> Optional[float]:
+    if loader.dataset_len and loader.batch_size:
+        full, rest = divmod(loader.dataset_len, loader.batch_size)
+        return full + (1 if rest and not loader.drop_last else 0)
+    return ratio(loader.batches, loader.iterations)
+
+
+def _training_processes(record: RunRecord) -> int:
+    s = record.settings
+    if s.distributed and s.world_size:
+        return s.world_size
+    return 1
+
+
+def _worker_facts(record: RunRecord, loader_id: Optional[int]) -> dict[str, object]:
+    window = steady_window(record)
+    workers = [p for p in record.samples.processes if p.role == "worker"]
+    per_worker = [mean(in_window(p.t, p.cpu_percent, window)) for p in workers]
+    busy = [c / 100.0 for c in per_worker if c is not None and c > 5.0]
+    stats = [w for w in record.workers if loader_id is None or w.loader_id == loader_id]
+    batches = sum(w.batches for w in stats)
+    cats = record.hotspots.worker_categories
+    return {
+        "worker_processes": len(workers),
+        "worker_cpu_saturation": mean(busy) if busy else None,
+        "worker_cores_used": sum(busy) if busy else (0.0 if workers else None),
+        "fetch_per_batch": ratio(sum(w.fetch for w in stats), batches),
+        "worker_decode_share": cats.get("decode"),
+        "worker_transform_share": cats.get("transform"),
+        "worker_io_share": cats.get("io"),
+        "worker_collate_share": cats.get("collate"),
+    }
+
+
+def compute(record: RunRecord) -> dict[str, object]:
+    loader = training_loader(record)
+    env = record.environment
+    suggestion, reason = suggest_num_workers(env.usable_cores or env.logical_cores,
+                                             _training_processes(record))
+    out: dict[str, object] = {
+        "loader_count": len(record.settings.dataloaders),
+        "suggested_num_workers": suggestion,
+        "suggested_num_workers_reason": reason,
+    }
+    if loader is not None:
+        out.update({
+            "num_workers": loader.num_workers,
+            "batch_size": loader.batch_size,
+            "pin_memory": loader.pin_memory,
+            "persistent_workers": loader.persistent_workers,
+            "prefetch_factor": loader.prefetch_factor,
+            "start_method": loader.start_method,
+            "loader_iterations": loader.iterations,
+            "first_batch_wait": loader.first_batch_wait,
+            "batches_per_epoch": _batches_per_epoch(loader),
+        })
+    out.update(_worker_facts(record, loader.loader_id if loader else None))
+    steps = record.steady_steps()
+    if steps and out["fetch_per_batch"] is not None:
+        busy = sum(s.duration - s.data_wait for s in steps) / len(steps)
+        batches = sum(max(1, s.batches) for s in steps) / len(steps)
+        need = ratio(out["fetch_per_batch"] * batches, busy)  # type: ignore[operator]
+        out["workers_needed"] = None if need is None else round(need, 1)
+    return out

@@ -1,0 +1,102 @@
+"""Op-level facts from the torch.profiler window: dispatch, launches, syncs, copies."""
+
+from __future__ import annotations
+
+from ..record import RunRecord
+from ._stats import median, ratio
+
+FAMILY = "ops"
+
+FACTS = {
+    "profiler_available": ("bool", "The torch.profiler window ran and was summarized."),
+    "cpu_op_time_per_step": ("s", "Self CPU time of all ops per profiled step."),
+    "cuda_op_time_per_step": ("s", "Self CUDA time of all kernels per profiled step."),
+    "cpu_cuda_ratio": ("x", "CPU op time over CUDA kernel time; well above 1 the GPU waits for "
+                       "the CPU to issue work."),
+    "ops_per_step": ("per_step", "aten ops per step."),
+    "toplevel_ops_per_step": ("per_step", "Ops called from Python directly, per step."),
+    "mean_toplevel_op_time": ("s", "CPU seconds per top-level op (dispatch cost)."),
+    "launches_per_step": ("per_step", "CUDA kernel launches per step."),
+    "mean_kernel_time": ("s", "Mean CUDA kernel duration."),
+    "launch_overhead_per_step": ("s", "Estimated CPU time per step spent issuing ops "
+                                 "(top-level ops × their mean CPU time)."),
+    "gpu_idle_share": ("share", "Share of the profiled window with no kernel running."),
+    "syncs_per_step": ("per_step", "Host-device syncs per step (.item(), .cpu(), .tolist(), "
+                       "synchronize)."),
+    "item_calls_per_step": ("per_step", ".item()/.tolist()/.cpu() style calls per step, counted on "
+                            "CPU-only runs too."),
+    "sync_time_per_step": ("s", "Seconds per step the CPU waited in syncs."),
+    "sync_share": ("share", "sync_time_per_step over the median step."),
+    "h2d_copies_per_step": ("per_step", "Host-to-device copies per step."),
+    "h2d_bytes_per_step": ("bytes", "Bytes copied host-to-device per step."),
+    "h2d_pageable_bytes_per_step": ("bytes", "Of those, bytes copied from pageable (not pinned) "
+                                    "memory."),
+    "h2d_pageable_share": ("share", "Pageable share of the host-to-device bytes."),
+    "cpu_tensor_creations_per_step": ("per_step", "torch.tensor(...)-style creations from Python "
+                                      "data per step (aten::lift_fresh)."),
+    "matmul_conv_share": ("share", "Matmul/convolution share of op time (device, or CPU)."),
+    "fp32_matmul_conv_share": ("share", "fp32 matmul/convolution share of op time."),
+    "conv_ops": ("count", "Convolution ops seen in the window."),
+    "peak_memory_allocated": ("bytes", "Peak CUDA memory allocated by tensors."),
+}
+
+_SYNC_NAMES = ("aten::item", "aten::_local_scalar_dense", "item", "cpu", "tolist",
+               "aten::tolist", "cudaStreamSynchronize", "cudaDeviceSynchronize")
+_CREATION_OPS = ("aten::lift_fresh", "aten::scalar_tensor")
+
+
+def _item_calls(record: RunRecord) -> object:
+    prof = record.profiler
+    if prof.sync_calls:
+        # aten::item calls aten::_local_scalar_dense: count the outer name once.
+        names = {k: v for k, v in prof.sync_calls.items() if k in _SYNC_NAMES}
+        if "aten::item" in names:
+            names.pop("aten::_local_scalar_dense", None)
+        return sum(names.values())
+    return prof.syncs_per_step
+
+
+def _creations(record: RunRecord) -> object:
+    prof = record.profiler
+    if not prof.steps:
+        return None
+    calls = sum(op.calls for op in prof.top_cpu_ops if op.name in _CREATION_OPS)
+    return calls / prof.steps
+
+
+def compute(record: RunRecord) -> dict[str, object]:
+    prof = record.profiler
+    if not prof.availability.available or prof.steps <= 0:
+        return {"profiler_available": False}
+    steps = prof.steps
+    cuda = prof.cuda_total if "CUDA" in prof.activities or prof.cuda_total > 0 else None
+    launch = None
+    if prof.toplevel_ops_per_step is not None and prof.mean_toplevel_op_time is not None:
+        launch = prof.toplevel_ops_per_step * prof.mean_toplevel_op_time
+    step_med = median(s.duration for s in record.steady_steps())
+    return {
+        "profiler_available": True,
+        "cpu_op_time_per_step": prof.cpu_total / steps,
+        "cuda_op_time_per_step": None if cuda is None else cuda / steps,
+        "cpu_cuda_ratio": ratio(prof.cpu_total, cuda),
+        "ops_per_step": prof.ops_per_step,
+        "toplevel_ops_per_step": prof.toplevel_ops_per_step,
+        "mean_toplevel_op_time": prof.mean_toplevel_op_time,
+        "launches_per_step": prof.launches_per_step,
+        "mean_kernel_time": prof.mean_kernel_time,
+        "launch_overhead_per_step": launch,
+        "gpu_idle_share": prof.gpu_idle_share,
+        "syncs_per_step": prof.syncs_per_step,
+        "item_calls_per_step": _item_calls(record),
+        "sync_time_per_step": prof.sync_time_per_step,
+        "sync_share": ratio(prof.sync_time_per_step, step_med),
+        "h2d_copies_per_step": prof.h2d_copies_per_step,
+        "h2d_bytes_per_step": prof.h2d_bytes_per_step,
+        "h2d_pageable_bytes_per_step": prof.h2d_pageable_bytes_per_step,
+        "h2d_pageable_share": ratio(prof.h2d_pageable_bytes_per_step, prof.h2d_bytes_per_step),
+        "cpu_tensor_creations_per_step": _creations(record),
+        "matmul_conv_share": prof.matmul_conv_share,
+        "fp32_matmul_conv_share": prof.fp32_matmul_conv_share,
+        "conv_ops": prof.conv_ops,
+        "peak_memory_allocated": prof.peak_memory_allocated,
+    }

@@ -1,0 +1,221 @@
+"""Build the RunRecord from what the child streamed, the workers wrote and the samplers saw.
+
+Works on partial data by design: it is called every few seconds while the
+script runs (so a killed parent still leaves a record) and once at the end.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import glob
+import json
+import os
+import statistics
+from typing import Any, Optional
+
+from ..record import (
+    Environment,
+    GpuInfo,
+    Invocation,
+    Outcome,
+    ProfilerSummary,
+    RunRecord,
+    Samples,
+    Settings,
+    Step,
+    WorkerStats,
+    Hotspots,
+)
+from .events import read_events
+from .hotspots import summarize_hotspots
+
+__all__ = ["ChildReport", "EventFollower", "collect_child_report", "assemble_record", "read_worker_stats"]
+
+
+@dataclasses.dataclass
+class ChildReport:
+    """Everything the child's event stream says, grouped."""
+
+    steps: list[Step] = dataclasses.field(default_factory=list)
+    settings: Optional[Settings] = None
+    profiler: Optional[ProfilerSummary] = None
+    torch_env: dict[str, Any] = dataclasses.field(default_factory=dict)
+    outcome: Optional[dict[str, Any]] = None
+    python_window: dict[str, Any] = dataclasses.field(default_factory=dict)
+    clock: dict[str, Any] = dataclasses.field(default_factory=dict)
+    notes: list[str] = dataclasses.field(default_factory=list)
+    windows: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    stop_requested: Optional[str] = None
+    started: bool = False
+    script_ended: Optional[float] = None
+
+
+class EventFollower:
+    """Reads the child's event stream incrementally (the parent polls it a few times a second)."""
+
+    def __init__(self, events_path: str) -> None:
+        self.path = events_path
+        self.offset = 0
+        self.report = ChildReport()
+
+    def poll(self) -> ChildReport:
+        try:
+            with open(self.path, encoding="utf-8") as fh:
+                fh.seek(self.offset)
+                while True:
+                    line = fh.readline()
+                    if not line.endswith("\n"):
+                        break  # torn or empty: read it again next time
+                    self.offset = fh.tell()
+                    try:
+                        event = json.loads(line)
+                    except ValueError:
+                        continue
+                    if isinstance(event, dict):
+                        _apply(self.report, event)
+        except OSError:
+            pass
+        return self.report
+
+
+def collect_child_report(events_path: str) -> ChildReport:
+    report = ChildReport()
+    for event in read_events(events_path):
+        _apply(report, event)
+    return report
+
+
+def _apply(report: ChildReport, event: dict[str, Any]) -> None:
+    kind = event.pop("type", None)
+    if kind == "step":
+        report.steps.append(Step.from_dict(event))
+    elif kind == "settings":
+        report.settings = Settings.from_dict(event.get("settings", {}))
+    elif kind == "profiler":
+        report.profiler = ProfilerSummary.from_dict(event.get("summary", {}))
+    elif kind == "torch_env":
+        report.torch_env = event
+    elif kind == "outcome":
+        report.outcome = event
+    elif kind == "python_window":
+        report.python_window = event
+    elif kind == "clock":
+        report.clock = event
+    elif kind == "note":
+        report.notes.append(str(event.get("text", "")))
+    elif kind == "window":
+        report.windows.append(event)
+    elif kind == "stop_requested":
+        report.stop_requested = event.get("reason")
+    elif kind == "started":
+        report.started = True
+    elif kind == "script_ended":
+        report.script_ended = event.get("t")
+
+
+def read_worker_stats(out_dir: str) -> tuple[WorkerStats, ...]:
+    stats = []
+    for path in sorted(glob.glob(os.path.join(out_dir, "workers", "*.jsonl"))):
+        last = None
+        try:
+            with open(path, encoding="utf-8") as fh:
+                for line in fh:
+                    if line.endswith("\n"):
+                        try:
+                            last = json.loads(line)
+                        except ValueError:
+                            pass
+        except OSError:
+            continue
+        if last:
+            stats.append(WorkerStats.from_dict(last))
+    return tuple(sorted(stats, key=lambda s: (s.loader_id, s.worker_id, s.pid)))
+
+
+def _environment(base: Environment, torch_env: dict[str, Any]) -> Environment:
+    if not torch_env:
+        return base
+    changes: dict[str, Any] = {}
+    for key in ("torch", "torch_cuda_build", "cudnn", "cuda_available", "gpu_count", "torch_threads",
+                "torch_interop_threads"):
+        if key in torch_env and torch_env[key] is not None:
+            changes[key] = torch_env[key]
+    if torch_env.get("gpus") and not base.gpus:
+        changes["gpus"] = tuple(GpuInfo.from_dict(g) for g in torch_env["gpus"])
+    return dataclasses.replace(base, **changes)
+
+
+def _step_noise_note(steps: list[Step]) -> Optional[str]:
+    steady = [s.duration for s in steps if s.phase == "steady" and not s.validation and not s.epoch_start]
+    if len(steady) < 5:
+        return None
+    median = statistics.median(steady)
+    if median <= 0:
+        return None
+    q = statistics.quantiles(steady, n=10)
+    spread = (q[-1] - q[0]) / median
+    if spread > 1.0:
+        return (f"step times varied a lot in the measured window (p10 {q[0]*1e3:.1f} ms, p90 {q[-1]*1e3:.1f} ms, "
+                f"median {median*1e3:.1f} ms): the machine may be busy with other work, so treat small "
+                "differences with care")
+    return None
+
+
+def assemble_record(
+    *,
+    invocation: Invocation,
+    environment: Environment,
+    child: ChildReport,
+    samples: Samples,
+    outcome: Outcome,
+    out_dir: str,
+    user_dirs: tuple[str, ...],
+    final: bool,
+    extra_notes: tuple[str, ...] = (),
+) -> RunRecord:
+    workers = read_worker_stats(out_dir)
+    hotspots = Hotspots()
+    if final:
+        hotspots = summarize_hotspots(out_dir, child.python_window, user_dirs)
+        profiled = sum(_profiled_seconds(out_dir))
+        hotspots = dataclasses.replace(hotspots, worker_window=profiled)
+    notes = list(extra_notes) + child.notes
+    noise = _step_noise_note(child.steps)
+    if noise:
+        notes.append(noise)
+    if child.steps and child.steps[-1].boundary != "optimizer":
+        kind = child.steps[-1].boundary
+        notes.append(
+            "no optimizer.step() was seen, so steps were delimited by "
+            + ("backward() calls (a hand-written update loop)" if kind == "backward" else "DataLoader batches (no backward: an inference loop?)")
+        )
+    return RunRecord(
+        invocation=invocation,
+        environment=_environment(environment, child.torch_env),
+        settings=child.settings or Settings(),
+        steps=tuple(child.steps),
+        profiler=child.profiler or ProfilerSummary(),
+        hotspots=hotspots,
+        workers=workers,
+        samples=samples,
+        outcome=outcome,
+        notes=tuple(notes),
+    )
+
+
+def _profiled_seconds(out_dir: str) -> list[float]:
+    return [s for s in (_last_profiled(p) for p in glob.glob(os.path.join(out_dir, "workers", "*.jsonl"))) if s]
+
+
+def _last_profiled(path: str) -> float:
+    value = 0.0
+    try:
+        with open(path, encoding="utf-8") as fh:
+            for line in fh:
+                try:
+                    value = float(json.loads(line).get("profiled_seconds") or 0.0)
+                except ValueError:
+                    pass
+    except OSError:
+        pass
+    return value

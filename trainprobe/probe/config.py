@@ -1,0 +1,57 @@
+"""What the parent tells the child: the target, the window plan, where to write.
+
+Passed as a JSON file named by ``TRAINPROBE_CHILD_CONFIG`` so that the
+script's own ``sys.argv`` stays untouched.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+from ..serial import JsonMixin
+
+__all__ = ["WindowPlan", "ChildConfig", "CONFIG_ENV"]
+
+CONFIG_ENV = "TRAINPROBE_CHILD_CONFIG"
+
+
+@dataclass(frozen=True)
+class WindowPlan(JsonMixin):
+    """How many steps to watch, and when to profile.
+
+    A default run: ``warmup_steps`` steps (compilation, autotune, first
+    allocations), then a steady window sized by time (at least
+    ``steady_min_steps`` and ``steady_seconds``), then a short torch.profiler
+    window and a short cProfile window, then a clean stop. Windows are sized
+    by time, not steps, because step times range from 1 ms to seconds.
+    """
+
+    warmup_steps: int = 5
+    warmup_max_seconds: float = 20.0  # slow steps: leave warm-up after 2 steps past this
+    steady_min_steps: int = 8
+    steady_seconds: float = 6.0
+    steady_max_steps: int = 300  # enough for stable medians of fast steps
+    steady_max_seconds: float = 25.0  # very slow steps: end the window after 3 steps past this
+    profile_min_steps: int = 3
+    profile_seconds: float = 1.0
+    profile_max_steps: int = 20
+    cprofile_min_steps: int = 3
+    cprofile_seconds: float = 1.5
+    cprofile_max_steps: int = 50
+    max_seconds: Optional[float] = 90.0  # stop at the next step after this long (None: no limit)
+    full: bool = False  # let the script run to its end
+    steps: Optional[int] = None  # exact number of steady steps, overrides steady_seconds
+    profiler: bool = True
+    cprofile: bool = True
+
+
+@dataclass(frozen=True)
+class ChildConfig(JsonMixin):
+    argv: tuple[str, ...] = ()  # ["script.py", *args] or ["-m", "pkg.mod", *args]
+    out_dir: str = ""
+    events_path: str = ""
+    t0: float = 0.0  # parent's time.monotonic() at launch: all times are relative to it
+    plan: WindowPlan = field(default_factory=WindowPlan)
+    trace_path: Optional[str] = None
+    fixes: dict[str, object] = field(default_factory=dict)  # what-if: fix id -> value

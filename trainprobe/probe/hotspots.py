@@ -1,0 +1,112 @@
+"""Summarize cProfile dumps (main process and DataLoader workers) into Hotspots.
+
+Done in the parent, after the run, so none of this costs the training time.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import pstats
+from typing import Iterable, Optional
+
+from ..record import Availability, FuncStat, Hotspots
+
+__all__ = ["summarize_hotspots", "categorize"]
+
+_TOP_SELF = 20
+_TOP_USER = 12
+_TOP_WORKER = 20
+
+
+def categorize(path: str, function: str) -> str:
+    """What kind of work a function is, for the worker breakdown."""
+    p = path.replace("\\", "/").lower()
+    f = function.lower()
+    if "/pil/" in p or "pil." in f or "decode" in f or "imagefile" in p or "jpeg" in f:
+        return "decode"
+    if "torchvision/transforms" in p or "/transforms" in p or "augment" in f:
+        return "transform"
+    if "collate" in f or "collate" in p:
+        return "collate"
+    if f.startswith("<built-in method io.open") or f in ("<method 'read' of '_io.bufferedreader' objects>",) \
+            or "posix.stat" in f or "time.sleep" in f or "readinto" in f or "<built-in method io" in f:
+        return "io"
+    if "/torch/" in p or f.startswith("<built-in method torch") or "torch._c" in f:
+        return "torch"
+    return "python"
+
+
+def _is_user(path: str, user_dirs: tuple[str, ...]) -> bool:
+    if not path or path.startswith("<") or "site-packages" in path or "/lib/python" in path:
+        return False
+    full = os.path.abspath(path)
+    return any(full.startswith(d.rstrip(os.sep) + os.sep) for d in user_dirs)
+
+
+def _rows(stats: pstats.Stats, user_dirs: tuple[str, ...]) -> list[FuncStat]:
+    rows = []
+    for (path, line, func), (_cc, calls, tottime, cumtime, _callers) in stats.stats.items():  # type: ignore[attr-defined]
+        name = func if path != "~" else func
+        rows.append(
+            FuncStat(
+                file="" if path == "~" else path,
+                line=line,
+                function=name,
+                calls=calls,
+                self_time=tottime,
+                cumulative=cumtime,
+                user_code=_is_user(path, user_dirs),
+                category=categorize(path, name),
+            )
+        )
+    return rows
+
+
+def _load(paths: Iterable[str]) -> Optional[pstats.Stats]:
+    merged = None
+    for path in paths:
+        try:
+            if merged is None:
+                merged = pstats.Stats(path)
+            else:
+                merged.add(path)
+        except Exception:
+            continue
+    return merged
+
+
+def summarize_hotspots(out_dir: str, window: dict, user_dirs: tuple[str, ...]) -> Hotspots:
+    main_rows: tuple[FuncStat, ...] = ()
+    availability = Availability(False, window.get("error") or "the script ended before the Python profile window")
+    stats_path = window.get("stats_path")
+    if stats_path and os.path.exists(stats_path):
+        stats = _load([stats_path])
+        if stats is not None:
+            rows = _rows(stats, user_dirs)
+            by_self = sorted(rows, key=lambda r: r.self_time, reverse=True)[:_TOP_SELF]
+            user = sorted((r for r in rows if r.user_code), key=lambda r: r.cumulative, reverse=True)[:_TOP_USER]
+            seen = {(r.file, r.line, r.function) for r in by_self}
+            main_rows = tuple(by_self) + tuple(r for r in user if (r.file, r.line, r.function) not in seen)
+            availability = Availability(True)
+
+    worker_files = sorted(glob.glob(os.path.join(out_dir, "workers", "*.pstats")))
+    worker_rows: tuple[FuncStat, ...] = ()
+    categories: dict[str, float] = {}
+    if worker_files:
+        stats = _load(worker_files)
+        if stats is not None:
+            rows = _rows(stats, user_dirs)
+            total = sum(r.self_time for r in rows) or 1.0
+            for r in rows:
+                categories[r.category or "python"] = categories.get(r.category or "python", 0.0) + r.self_time / total
+            worker_rows = tuple(sorted(rows, key=lambda r: r.self_time, reverse=True)[:_TOP_WORKER])
+    return Hotspots(
+        availability=availability,
+        window=float(window.get("wall") or 0.0),
+        steps=int(window.get("steps") or 0),
+        main=main_rows,
+        workers=worker_rows,
+        worker_window=0.0,
+        worker_categories=categories,
+    )

@@ -1,0 +1,466 @@
+"""Zero-code instrumentation of a training loop, installed in the child before the script runs.
+
+Hooks, all read-only unless a what-if fix asks otherwise:
+
+* DataLoader ``__iter__``/``__next__``: epochs, the loop's wait for each batch,
+  the batch size; ``worker_init_fn`` is wrapped to time fetches in workers.
+* module forward hooks: the top-level forward (and whether it ran in eval
+  mode or without grad: validation). Global hooks during warm-up find the
+  top-level modules; then per-module hooks replace them, because global hooks
+  cost ~2.5 µs on every submodule call.
+* ``torch.autograd.backward``: the backward pass (a step boundary when there is
+  no optimizer).
+* global optimizer step pre/post hooks: the optimizer phase and the step
+  boundary; ``zero_grad``, LR schedulers, GradScaler and ``torch.compile`` are
+  counted.
+* ``Tensor.to``/``Tensor.cuda`` (only when CUDA is available): host-to-device
+  copies.
+
+Every hook returns at once while ``torch.compile`` traces, or Dynamo would
+trace our Python state and recompile every step.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Any, Optional
+
+import torch
+from torch.nn.modules.module import register_module_forward_hook, register_module_forward_pre_hook
+from torch.optim.optimizer import register_optimizer_step_post_hook, register_optimizer_step_pre_hook
+from torch.utils.data import DataLoader
+from torch.utils.data.dataloader import _BaseDataLoaderIter
+
+from .clock import StepClock
+from .config import ChildConfig
+from .events import EventSink
+from .profsummary import summarize_profile
+from .settings import Registry, read_settings
+from .windows import ProfilerWindow, PythonWindow
+from .workers import WorkerInit, flush_stats, install_fetch_timing
+
+__all__ = ["Instrumentation"]
+
+_is_compiling = getattr(getattr(torch, "compiler", None), "is_compiling", lambda: False)
+
+
+def _batch_size(batch: Any) -> Optional[int]:
+    """First dimension of the first tensor in a batch (tensor, sequence or mapping)."""
+    if isinstance(batch, torch.Tensor):
+        return int(batch.shape[0]) if batch.dim() else None
+    if isinstance(batch, (list, tuple)):
+        for item in batch:
+            size = _batch_size(item)
+            if size is not None:
+                return size
+    if isinstance(batch, dict):
+        for item in batch.values():
+            size = _batch_size(item)
+            if size is not None:
+                return size
+    return None
+
+
+def _caller() -> Optional[str]:
+    frame = sys._getframe(2)
+    while frame is not None and (
+        "/torch/" in frame.f_code.co_filename or "/trainprobe/" in frame.f_code.co_filename
+    ):
+        frame = frame.f_back
+    if frame is None:
+        return None
+    return f"{frame.f_code.co_filename}:{frame.f_lineno}"
+
+
+def _targets_cuda(args: tuple, kwargs: dict) -> bool:
+    for value in (*args, kwargs.get("device")):
+        if isinstance(value, torch.device):
+            return value.type == "cuda"
+        if isinstance(value, str):
+            return value.startswith("cuda")
+        if isinstance(value, int) and not isinstance(value, bool):
+            return True
+        if isinstance(value, torch.Tensor):
+            return value.device.type == "cuda"
+    return False
+
+
+class Instrumentation:
+    def __init__(self, config: ChildConfig, sink: EventSink) -> None:
+        self.config = config
+        self.sink = sink
+        self.reg = Registry()
+        self.clock = StepClock(
+            config.plan, config.t0, sink.emit, on_window=self._on_window, on_stop_swallowed=self._stop_swallowed
+        )
+        self.cuda_available = bool(torch.cuda.is_available())
+        self.profiler_window: Optional[ProfilerWindow] = None
+        self.python_window = PythonWindow(config.out_dir)
+        self.compiled = False
+        self._depth = 0
+        self._top_phase: list[str] = []
+        self._handles: list[Any] = []
+        self._originals: list[tuple[Any, str, Any]] = []
+        self._finished = False
+        self.fixes = None  # set by whatif.inject when fixes are asked for
+
+    # -- installing ---------------------------------------------------------------
+    def _patch(self, owner: Any, name: str, replacement: Any) -> None:
+        self._originals.append((owner, name, getattr(owner, name)))
+        setattr(owner, name, replacement)
+
+    def install(self) -> None:
+        install_fetch_timing(self.config.out_dir, self.config.t0, worker_id=-1)
+        self._install_dataloader()
+        self._handles.append(register_module_forward_pre_hook(self._forward_pre))
+        self._handles.append(register_module_forward_hook(self._forward_post, always_call=True))
+        self._install_backward()
+        self._handles.append(register_optimizer_step_pre_hook(self._optimizer_pre))
+        self._handles.append(register_optimizer_step_post_hook(self._optimizer_post))
+        self._install_counters()
+        if self.cuda_available:
+            self._install_copies()
+
+    def _install_dataloader(self) -> None:
+        original_iter = DataLoader.__iter__
+        original_next = _BaseDataLoaderIter.__next__
+        instr = self
+
+        def __iter__(loader):
+            if _is_compiling():
+                return original_iter(loader)
+            entry = instr.reg.loader(loader)
+            if entry.created_at is None:
+                entry.created_at = _caller()
+            if loader.num_workers > 0 and not isinstance(loader.worker_init_fn, WorkerInit):
+                loader.worker_init_fn = WorkerInit(
+                    loader.worker_init_fn, instr.config.out_dir, instr.config.t0, entry.loader_id
+                )
+            iterator = original_iter(loader)
+            entry.iterations += 1
+            iterator._trainprobe_entry = entry
+            iterator._trainprobe_first = True
+            instr.clock.note_epoch_start()
+            return iterator
+
+        def __next__(iterator):
+            entry = getattr(iterator, "_trainprobe_entry", None)
+            if entry is None or _is_compiling():
+                return original_next(iterator)
+            clock = instr.clock
+            clock.boundary("batch")
+            start = clock.now()
+            clock.enter("data_wait")
+            try:
+                batch = original_next(iterator)
+            except StopIteration:
+                clock.exit("data_wait")
+                raise
+            except BaseException:
+                clock.exit("data_wait")
+                raise
+            clock.exit("data_wait")
+            wait = clock.now() - start
+            entry.batches += 1
+            entry.wait_total += wait
+            if entry.first_batch_wait is None:
+                entry.first_batch_wait = wait
+            first = iterator._trainprobe_first
+            iterator._trainprobe_first = False
+            clock.note_batch(_batch_size(batch), epoch_start=first)
+            instr.reg.last_loader = entry
+            return batch
+
+        self._patch(DataLoader, "__iter__", __iter__)
+        self._patch(_BaseDataLoaderIter, "__next__", __next__)
+
+    def _install_backward(self) -> None:
+        original = torch.autograd.backward
+        instr = self
+
+        def backward(*args, **kwargs):
+            if _is_compiling():
+                return original(*args, **kwargs)
+            clock = instr.clock
+            clock.enter("backward")
+            try:
+                result = original(*args, **kwargs)
+            finally:
+                clock.exit("backward")
+            instr.reg.backward_calls += 1
+            if instr.reg.last_loader is not None:
+                instr.reg.last_loader.used_in_training = True
+            clock.boundary("backward")
+            return result
+
+        self._patch(torch.autograd, "backward", backward)
+
+    def _install_counters(self) -> None:
+        instr = self
+        reg = self.reg
+
+        def counted_zero_grad(original):
+            def zero_grad(obj, set_to_none: bool = True):
+                if _is_compiling():
+                    return original(obj, set_to_none)
+                reg.zero_grad_calls += 1
+                if set_to_none is False:
+                    reg.zero_grad_set_to_none_false += 1
+                    if instr.fixes is not None:
+                        set_to_none = instr.fixes.set_to_none(set_to_none)
+                instr.clock.enter("zero_grad")
+                try:
+                    return original(obj, set_to_none)
+                finally:
+                    instr.clock.exit("zero_grad")
+
+            return zero_grad
+
+        self._patch(torch.optim.Optimizer, "zero_grad", counted_zero_grad(torch.optim.Optimizer.zero_grad))
+        self._patch(torch.nn.Module, "zero_grad", counted_zero_grad(torch.nn.Module.zero_grad))
+
+        from torch.optim import lr_scheduler
+
+        for cls in (lr_scheduler.LRScheduler, lr_scheduler.ReduceLROnPlateau):
+            original_step = cls.step
+
+            def step(sched, *args, _original=original_step, **kwargs):
+                reg.scheduler_step(sched)
+                return _original(sched, *args, **kwargs)
+
+            self._patch(cls, "step", step)
+
+        original_scale = torch.amp.GradScaler.scale
+
+        def scale(scaler, outputs):
+            reg.grad_scaler_used = True
+            return original_scale(scaler, outputs)
+
+        self._patch(torch.amp.GradScaler, "scale", scale)
+
+        original_compile = torch.compile
+
+        def compile(*args, **kwargs):
+            instr.compiled = True
+            return original_compile(*args, **kwargs)
+
+        self._patch(torch, "compile", compile)
+        original_module_compile = torch.nn.Module.compile
+
+        def module_compile(module, *args, **kwargs):
+            instr.compiled = True
+            return original_module_compile(module, *args, **kwargs)
+
+        self._patch(torch.nn.Module, "compile", module_compile)
+
+    def _install_copies(self) -> None:
+        instr = self
+        original_to = torch.Tensor.to
+        original_cuda = torch.Tensor.cuda
+
+        def timed(original, is_cuda_target):
+            def copy(tensor, *args, **kwargs):
+                if tensor.device.type != "cpu" or _is_compiling() or not is_cuda_target(args, kwargs):
+                    return original(tensor, *args, **kwargs)
+                if instr.fixes is not None:
+                    kwargs = instr.fixes.copy_kwargs(tensor, kwargs)
+                instr.clock.enter("h2d")
+                try:
+                    return original(tensor, *args, **kwargs)
+                finally:
+                    instr.clock.exit("h2d")
+                    instr.reg.devices_used.add("cuda")
+
+            return copy
+
+        self._patch(torch.Tensor, "to", timed(original_to, _targets_cuda))
+        self._patch(torch.Tensor, "cuda", timed(original_cuda, lambda a, k: True))
+
+    # -- hooks --------------------------------------------------------------------
+    def _forward_pre(self, module, args):
+        if _is_compiling():
+            return None
+        self._depth += 1
+        if self._depth == 1:
+            self._enter_top(module, args)
+        return None
+
+    def _forward_post(self, module, args, output):
+        if _is_compiling():
+            return None
+        if self._depth == 1:
+            self._exit_top()
+        self._depth = max(0, self._depth - 1)
+        return None
+
+    def _enter_top(self, module, args) -> None:
+        training = module.training
+        grad = torch.is_grad_enabled()
+        phase = "forward" if training and grad else "eval"
+        self.clock.enter(phase)
+        self._top_phase.append(phase)
+        self.reg.model_call(module, training, grad, args[0] if args else None)
+        if phase == "forward":
+            for device in ("cuda", "cpu"):
+                if torch.is_autocast_enabled(device):
+                    self.reg.autocast_forwards += 1
+                    self.reg.autocast_device = device
+                    self.reg.autocast_dtype = str(torch.get_autocast_dtype(device)).replace("torch.", "")
+                    break
+        if self.fixes is not None:
+            self.fixes.before_forward(module, args)
+
+    def _exit_top(self) -> None:
+        if self._top_phase:
+            phase = self._top_phase.pop()
+            if self.fixes is not None:
+                self.fixes.after_forward()
+            self.clock.exit(phase)
+
+    def _per_module_pre(self, module, args):
+        if _is_compiling():
+            return None
+        self._depth += 1
+        if self._depth == 1:
+            self._enter_top(module, args)
+        return None
+
+    def _switch_to_module_hooks(self) -> None:
+        """Leave the global forward hooks for hooks on the top-level modules found so far."""
+        modules = [entry.ref() for entry in self.reg.models.values()]
+        modules = [m for m in modules if m is not None]
+        if not modules or self._depth != 0:
+            return
+        for handle in self._handles[:2]:
+            handle.remove()
+        self._handles = self._handles[2:]
+        for module in modules:
+            self._handles.append(module.register_forward_pre_hook(self._per_module_pre))
+            self._handles.append(module.register_forward_hook(self._forward_post, always_call=True))
+
+    def _optimizer_pre(self, optimizer, args, kwargs):
+        if _is_compiling():
+            return None
+        if self.fixes is not None:
+            self.fixes.before_optimizer_step(optimizer)
+        self.clock.enter("optimizer")
+        return None
+
+    def _optimizer_post(self, optimizer, args, kwargs):
+        if _is_compiling():
+            return None
+        self.clock.exit("optimizer")
+        self.reg.optimizer_step(optimizer)
+        if self.fixes is not None:
+            self.fixes.at_boundary()
+        self.clock.boundary("optimizer")
+        return None
+
+    # -- windows ------------------------------------------------------------------
+    def _on_window(self, event: str) -> None:
+        step = self.clock.steps_emitted
+        if event == "steady_start":
+            self._emit_settings()  # after warm-up: flags set late in the script are in place
+            self._switch_to_module_hooks()
+        elif event == "profiler_start":
+            self.profiler_window = ProfilerWindow(with_cuda=self._uses_cuda())
+            self.profiler_window.start(step)
+        elif event == "profiler_stop" and self.profiler_window is not None:
+            self.profiler_window.stop(step)
+        elif event == "cprofile_start":
+            self.python_window.start(step)
+        elif event == "cprofile_stop":
+            self.python_window.stop(step)
+
+    def _uses_cuda(self) -> bool:
+        return self.cuda_available and "cuda" in self.reg.devices_used
+
+    def _stop_swallowed(self) -> None:
+        # The script caught our ProbeStop and carried on: keep what was measured and leave.
+        self.sink.emit("note", text="the script caught trainprobe's stop request (a bare except?); "
+                                    "trainprobe ended the process after saving its measurements")
+        self.finish()
+        self.sink.emit("outcome", status="stopped", exit_code=0, reason=self.clock.stop_reason or "")
+        self.sink.close()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        import os
+
+        os._exit(0)
+
+    def _emit_settings(self) -> None:
+        try:
+            settings = read_settings(self.reg, self.clock.mode, self.compiled)
+            self.sink.emit("settings", settings=settings.to_dict())
+        except Exception as exc:
+            self.sink.emit("note", text=f"could not read the run's settings: {exc}")
+
+    # -- the end ------------------------------------------------------------------
+    def finish(self) -> None:
+        """Close open windows, then summarize; called once the script has stopped."""
+        if self._finished:
+            return
+        self._finished = True
+        step = self.clock.steps_emitted
+        if self.profiler_window is not None:
+            self.profiler_window.stop(step)
+        self.python_window.stop(step)
+        self._emit_settings()
+        self.sink.emit("torch_env", **_torch_env(self.reg))
+        if self.profiler_window is not None:
+            summary = summarize_profile(self.profiler_window, self.profiler_window.with_cuda, self.config.trace_path)
+            self.sink.emit("profiler", summary=summary.to_dict())
+        elif self.config.plan.profiler:
+            reason = "the script ended before the profiler window" if not self.clock.stop_reason else "no profiler window"
+            self.sink.emit("profiler", summary={"availability": {"available": False, "reason": reason}})
+        self.sink.emit(
+            "python_window",
+            stats_path=self.python_window.stats_path,
+            wall=self.python_window.wall,
+            steps=self.python_window.steps,
+            error=self.python_window.error,
+        )
+        flush_stats()
+        self.sink.emit("clock", first_activity=(self.clock.first_activity - self.config.t0)
+                       if self.clock.first_activity is not None else None,
+                       steps=self.clock.steps_emitted, mode=self.clock.mode, stop_reason=self.clock.stop_reason,
+                       finished_at=time.monotonic() - self.config.t0)
+
+
+def _torch_env(reg: Registry) -> dict[str, Any]:
+    info: dict[str, Any] = {
+        "torch": torch.__version__,
+        "torch_cuda_build": torch.version.cuda,
+        "cuda_available": False,
+        "gpu_count": 0,
+        "torch_threads": torch.get_num_threads(),
+        "torch_interop_threads": torch.get_num_interop_threads(),
+        "data_paths": [],
+    }
+    try:
+        info["cudnn"] = torch.backends.cudnn.version()
+    except Exception:
+        info["cudnn"] = None
+    try:
+        if torch.cuda.is_available():
+            info["cuda_available"] = True
+            info["gpu_count"] = torch.cuda.device_count()
+            info["gpus"] = [
+                {
+                    "index": i,
+                    "name": torch.cuda.get_device_name(i),
+                    "compute_capability": "%d.%d" % torch.cuda.get_device_capability(i),
+                    "bf16": bool(torch.cuda.is_bf16_supported()) if i == 0 else None,
+                    "memory_total": torch.cuda.get_device_properties(i).total_memory,
+                }
+                for i in range(torch.cuda.device_count())
+            ]
+    except Exception:
+        pass
+    for entry in reg.loaders.values():
+        loader = entry.ref()
+        root = getattr(getattr(loader, "dataset", None), "root", None) if loader is not None else None
+        if isinstance(root, str):
+            info["data_paths"].append(root)
+    return info

@@ -1,0 +1,320 @@
+"""The parent: start the child, watch it from outside, and always leave a record.
+
+The child inherits the terminal (stdin, stdout, stderr) so the script talks
+to the user as it would under plain python. The parent samples the child's
+process tree and the GPUs, follows the child's event stream for the progress
+display, rewrites ``run.json`` every few seconds, and turns however the run
+ends (normal end, crash, Ctrl-C, a kill, a timeout) into the record's outcome.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import shlex
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Optional, Sequence
+
+from .. import __version__
+from ..record import Environment, Invocation, Outcome, RunRecord, Samples
+from .assemble import EventFollower, assemble_record
+from .child import BOOTSTRAP
+from .config import CONFIG_ENV, ChildConfig, WindowPlan
+
+__all__ = ["ProbeOptions", "ProbeResult", "run_probe", "default_out_dir"]
+
+_PARTIAL_EVERY = 5.0  # seconds between partial run.json writes
+_GRACE = 5.0  # seconds a terminated child gets before SIGKILL
+
+
+@dataclass(frozen=True)
+class ProbeOptions:
+    out_dir: Path
+    plan: WindowPlan = field(default_factory=WindowPlan)
+    timeout: Optional[float] = None
+    interval: float = 0.1
+    trace_path: Optional[Path] = None
+    fixes: dict = field(default_factory=dict)
+    python: str = sys.executable
+    data_paths: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ProbeResult:
+    record: RunRecord
+    record_path: Path
+
+
+def default_out_dir(target: Sequence[str], base: Path = Path("trainprobe-runs")) -> Path:
+    """A fresh folder per run: ``trainprobe-runs/<script>-<timestamp>[-N]``; never an earlier run's."""
+    name = target[1] if target and target[0] == "-m" else Path(target[0]).stem if target else "run"
+    stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+    candidate = base / f"{name}-{stamp}"
+    n = 1
+    while candidate.exists():
+        n += 1
+        candidate = base / f"{name}-{stamp}-{n}"
+    return candidate
+
+
+def _signal_name(code: int) -> Optional[str]:
+    if code >= 0:
+        return None
+    try:
+        return signal.Signals(-code).name
+    except ValueError:
+        return f"signal {-code}"
+
+
+def _kill_tree(pid: int, sig: int) -> None:
+    try:
+        import psutil
+
+        parent = psutil.Process(pid)
+        procs = parent.children(recursive=True) + [parent]
+    except Exception:
+        procs = []
+    for proc in procs:
+        try:
+            proc.send_signal(sig)
+        except Exception:
+            pass
+
+
+def _reap_leftovers(pids: list[int]) -> None:
+    """DataLoader workers orphaned by a killed child exit by their watchdog within ~5 s; don't wait."""
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+def _descendants(pid: int) -> list[int]:
+    try:
+        import psutil
+
+        return [p.pid for p in psutil.Process(pid).children(recursive=True)]
+    except Exception:
+        return []
+
+
+def _invocation(target: Sequence[str], options: ProbeOptions, t0: float) -> Invocation:
+    module = target[1] if target and target[0] == "-m" else None
+    script = None if module else str(Path(target[0]).resolve())
+    args = tuple(target[2:] if module else target[1:])
+    return Invocation(
+        script=script,
+        module=module,
+        args=args,
+        cwd=os.getcwd(),
+        command_line=shlex.join(["python", *target]),
+        started_at=_dt.datetime.now().astimezone().isoformat(timespec="seconds"),
+        t0_monotonic=t0,
+        python_executable=options.python,
+        trainprobe_version=__version__,
+        options={
+            "plan": options.plan.to_dict(),
+            "timeout": options.timeout,
+            "interval": options.interval,
+            "fixes": dict(options.fixes),
+        },
+    )
+
+
+def _collect_environment(data_paths: Sequence[str]) -> Environment:
+    try:
+        from ..machine import collect_environment
+
+        return collect_environment(data_paths=tuple(data_paths), include_torch=False)
+    except Exception:
+        import platform
+
+        return Environment(python=platform.python_version(), platform=platform.platform())
+
+
+def _outcome(returncode: int, child_outcome: Optional[dict], timed_out: bool, interrupted: bool,
+             duration: float, startup: Optional[float], stop_requested: Optional[str]) -> Outcome:
+    signame = _signal_name(returncode)
+    base = dict(exit_code=returncode, signal=signame, duration=duration, startup=startup)
+    if timed_out:
+        return Outcome(status="timeout", reason="the script ran past --timeout and trainprobe ended it", **base)
+    info = child_outcome or {}
+    exc_type = info.get("exception_type")
+    oom = bool(exc_type and "OutOfMemory" in exc_type) or ("out of memory" in str(info.get("exception_message", "")).lower())
+    fields = dict(
+        exception_type=exc_type,
+        exception_message=info.get("exception_message"),
+        traceback=info.get("traceback"),
+        oom=oom,
+        **base,
+    )
+    status = info.get("status")
+    if status == "interrupted" or (interrupted and returncode in (-signal.SIGINT, 130)):
+        return Outcome(status="interrupted", reason="interrupted with Ctrl-C", **fields)
+    if status == "stopped" or (stop_requested and returncode == 0):
+        reason = info.get("reason") or stop_requested or "measured enough steps"
+        return Outcome(status="stopped", reason=f"trainprobe stopped the script cleanly: {reason}", **fields)
+    if signame:
+        hint = " (often the out-of-memory killer)" if signame == "SIGKILL" else ""
+        fields["oom"] = oom or signame == "SIGKILL"
+        return Outcome(status="killed", reason=f"the script was killed by {signame}{hint}", **fields)
+    if returncode == 0:
+        return Outcome(status="completed", reason="the script ran to its end", **fields)
+    if exc_type:
+        return Outcome(status="failed", reason=f"the script failed with {exc_type}", **fields)
+    if child_outcome is None:
+        return Outcome(status="failed", reason=f"the script exited with status {returncode} before trainprobe "
+                                               "could record how it ended (os._exit?)", **fields)
+    return Outcome(status="failed", reason=f"the script exited with status {returncode}", **fields)
+
+
+class _Progress:
+    """Turns the child's events into a few progress lines (phase changes only)."""
+
+    _LABELS = {
+        "steady": "warm-up done; measuring steady steps",
+        "profiled": "profiling ops (torch.profiler)",
+        "cprofile": "profiling Python (cProfile)",
+        "after": "measurements complete",
+    }
+
+    def __init__(self, report: Callable[[str], None]) -> None:
+        self.report = report
+        self.seen_windows = 0
+        self.first_step = False
+        self.stop_reported = False
+
+    def update(self, child) -> None:
+        if child.steps and not self.first_step:
+            self.first_step = True
+            self.report(f"first training step after {child.steps[0].start + child.steps[0].duration:.1f} s; warming up")
+        for event in child.windows[self.seen_windows:]:
+            label = self._LABELS.get(event.get("name"))
+            if label:
+                self.report(f"{label} (step {event.get('step')})")
+        self.seen_windows = len(child.windows)
+        if child.stop_requested and not self.stop_reported:
+            self.stop_reported = True
+            self.report(f"stopping the script: {child.stop_requested}")
+
+
+def run_probe(target: Sequence[str], options: ProbeOptions,
+              progress: Callable[[str], None] = lambda line: None) -> ProbeResult:
+    """Run ``target`` (["script.py", *args] or ["-m", "mod", *args]) under the probe."""
+    from .samplers import start_sampling
+
+    out = Path(options.out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    record_path = out / "run.json"
+    events_path = out / "events.jsonl"
+    t0 = time.monotonic()
+    config = ChildConfig(
+        argv=tuple(target), out_dir=str(out.resolve()), events_path=str(events_path.resolve()), t0=t0,
+        plan=options.plan, trace_path=str(options.trace_path.resolve()) if options.trace_path else None,
+        fixes=dict(options.fixes),
+    )
+    config_path = out / "child-config.json"
+    config.save(config_path)
+    env = os.environ.copy()
+    env[CONFIG_ENV] = str(config_path.resolve())
+    env.setdefault("KINETO_LOG_LEVEL", "5")  # silence Kineto's GPU probing on machines without one
+    package_parent = str(Path(__file__).resolve().parents[2])
+
+    invocation = _invocation(target, options, t0)
+    script_dir = os.path.dirname(invocation.script) if invocation.script else os.getcwd()
+    user_dirs = tuple({script_dir, os.getcwd()})
+    proc = subprocess.Popen([options.python, "-c", BOOTSTRAP, package_parent], env=env)
+    sampling = start_sampling(proc.pid, t0, options.interval)
+
+    interrupted = {"count": 0}
+
+    def on_sigint(signum, frame):
+        # The child got the same Ctrl-C (same process group) and ends the
+        # script as python would; a second Ctrl-C ends it outright.
+        interrupted["count"] += 1
+        if interrupted["count"] >= 2:
+            _kill_tree(proc.pid, signal.SIGKILL)
+
+    def on_sigterm(signum, frame):
+        _kill_tree(proc.pid, signal.SIGTERM)
+
+    previous = {}
+    for sig, handler in ((signal.SIGINT, on_sigint), (signal.SIGTERM, on_sigterm)):
+        try:
+            previous[sig] = signal.signal(sig, handler)
+        except ValueError:  # not the main thread (e.g. called from a notebook thread)
+            pass
+
+    environment: Optional[Environment] = None
+    timed_out = False
+    progress_view = _Progress(progress)
+    follower = EventFollower(str(events_path))
+    last_partial = time.monotonic()
+    try:
+        while True:
+            try:
+                returncode = proc.wait(timeout=0.25)
+                break
+            except subprocess.TimeoutExpired:
+                pass
+            now = time.monotonic()
+            child = follower.poll()
+            progress_view.update(child)
+            if environment is None:
+                # Collected while the script starts up: it costs the parent, not the training.
+                environment = _collect_environment(options.data_paths or (script_dir,))
+            if options.timeout is not None and now - t0 > options.timeout and not timed_out:
+                timed_out = True
+                progress(f"the script ran past --timeout ({options.timeout:g} s): ending it")
+                _kill_tree(proc.pid, signal.SIGTERM)
+                try:
+                    returncode = proc.wait(timeout=_GRACE)
+                    break
+                except subprocess.TimeoutExpired:
+                    _kill_tree(proc.pid, signal.SIGKILL)
+            if now - last_partial > _PARTIAL_EVERY:
+                last_partial = now
+                _write_partial(record_path, invocation, environment, child, sampling.snapshot(), out, user_dirs, t0)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    end = time.monotonic()
+    leftovers = _descendants(proc.pid)
+    samples = sampling.stop()
+    _reap_leftovers(leftovers)
+    child = follower.poll()
+    progress_view.update(child)
+    if environment is None:
+        environment = _collect_environment(options.data_paths or (script_dir,))
+    first = child.clock.get("first_activity")
+    if first is None and child.steps:
+        first = child.steps[0].start
+    outcome = _outcome(returncode, child.outcome, timed_out, interrupted["count"] > 0, end - t0, first,
+                       child.stop_requested)
+    extra = () if child.started else ("the child process ended before trainprobe could start the script",)
+    record = assemble_record(
+        invocation=invocation, environment=environment, child=child, samples=samples, outcome=outcome,
+        out_dir=str(out), user_dirs=user_dirs, final=True, extra_notes=extra,
+    )
+    record.save(record_path)
+    return ProbeResult(record=record, record_path=record_path)
+
+
+def _write_partial(path: Path, invocation: Invocation, environment: Optional[Environment], child,
+                   samples: Samples, out: Path, user_dirs: tuple[str, ...], t0: float) -> None:
+    try:
+        outcome = Outcome(status="running", reason="the run was still going when this record was written",
+                          duration=time.monotonic() - t0)
+        record = assemble_record(
+            invocation=invocation, environment=environment or Environment(), child=child, samples=samples,
+            outcome=outcome, out_dir=str(out), user_dirs=user_dirs, final=False,
+        )
+        record.save(path)
+    except Exception:
+        pass  # a partial record is a bonus; never let it break the run

@@ -1,0 +1,335 @@
+"""The run's settings, read from the live objects rather than guessed.
+
+The hooks register every DataLoader, optimizer, LR scheduler and top-level
+model the script uses (by weak reference, so nothing is kept alive) and count
+how they are called. ``read_settings`` turns that into the record's
+``Settings``; it runs after warm-up and again at the end, because scripts set
+flags late (``cudnn.benchmark = True`` after building the model, say).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import weakref
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+import torch
+
+from ..record import LoaderSettings, ModelInfo, OptimizerSettings, SchedulerSettings, Settings
+
+__all__ = ["Registry", "read_settings", "qualname"]
+
+_ENV_FLAGS = (
+    "CUDA_LAUNCH_BLOCKING",
+    "OMP_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "CUDA_VISIBLE_DEVICES",
+    "PYTORCH_CUDA_ALLOC_CONF",
+    "TORCH_COMPILE_DISABLE",
+    "WORLD_SIZE",
+    "LOCAL_RANK",
+)
+_MAX_SHAPES = 8
+
+
+def qualname(obj: Any) -> str:
+    kind = obj if isinstance(obj, type) else type(obj)
+    return f"{kind.__module__}.{kind.__qualname__}"
+
+
+@dataclass
+class LoaderEntry:
+    ref: Any
+    loader_id: int
+    created_at: Optional[str] = None
+    iterations: int = 0
+    batches: int = 0
+    wait_total: float = 0.0
+    first_batch_wait: Optional[float] = None
+    used_in_training: bool = False
+    cached: Optional[LoaderSettings] = None  # last reading, for when the loader is gone
+
+
+@dataclass
+class ModelEntry:
+    ref: Any
+    calls: int = 0
+    train_calls: int = 0
+    eval_calls: int = 0
+    eval_calls_with_grad: int = 0
+    shapes: list[str] = field(default_factory=list)
+    cached: Optional[ModelInfo] = None
+
+
+class Registry:
+    """What the script built and how often it used it. Only the main thread writes."""
+
+    def __init__(self) -> None:
+        self.loaders: dict[int, LoaderEntry] = {}  # id(loader) -> entry
+        self.optimizers: dict[int, list[Any]] = {}  # id -> [weakref, steps, last reading]
+        self.schedulers: dict[int, list[Any]] = {}  # id -> [weakref, steps, last reading]
+        self.models: dict[int, ModelEntry] = {}
+        self.zero_grad_calls = 0
+        self.zero_grad_set_to_none_false = 0
+        self.autocast_forwards = 0
+        self.autocast_device: Optional[str] = None
+        self.autocast_dtype: Optional[str] = None
+        self.grad_scaler_used = False
+        self.backward_calls = 0
+        self.optimizer_steps = 0
+        self.devices_used: set[str] = set()
+        self.last_loader: Optional[LoaderEntry] = None
+
+    def loader(self, loader: Any) -> LoaderEntry:
+        entry = self.loaders.get(id(loader))
+        if entry is None or entry.ref() is not loader:
+            entry = LoaderEntry(weakref.ref(loader), len(self.loaders))
+            self.loaders[id(loader)] = entry
+        return entry
+
+    def optimizer_step(self, optimizer: Any) -> None:
+        self.optimizer_steps += 1
+        entry = self.optimizers.get(id(optimizer))
+        if entry is None or entry[0]() is not optimizer:
+            entry = self.optimizers[id(optimizer)] = [weakref.ref(optimizer), 0, None]
+        entry[1] += 1
+
+    def scheduler_step(self, scheduler: Any) -> None:
+        entry = self.schedulers.get(id(scheduler))
+        if entry is None or entry[0]() is not scheduler:
+            entry = self.schedulers[id(scheduler)] = [weakref.ref(scheduler), -1, None]
+        entry[1] += 1  # the constructor's own first step() is not the script's
+
+    def model_call(self, module: Any, training: bool, grad: bool, first_input: Any) -> None:
+        entry = self.models.get(id(module))
+        if entry is None or entry.ref() is not module:
+            entry = ModelEntry(weakref.ref(module))
+            self.models[id(module)] = entry
+        entry.calls += 1
+        if training and grad:
+            entry.train_calls += 1
+        else:
+            entry.eval_calls += 1
+            if grad:
+                entry.eval_calls_with_grad += 1
+        if len(entry.shapes) < _MAX_SHAPES and isinstance(first_input, torch.Tensor):
+            shape = "x".join(str(d) for d in first_input.shape)
+            if shape not in entry.shapes:
+                entry.shapes.append(shape)
+        if isinstance(first_input, torch.Tensor):
+            self.devices_used.add(first_input.device.type)
+
+
+def _loader_settings(entry: LoaderEntry) -> Optional[LoaderSettings]:
+    # Scripts often drop their loaders before the end (a main() that returned):
+    # then the last reading stands, with the counters brought up to date.
+    loader = entry.ref()
+    if loader is None:
+        if entry.cached is None:
+            return None
+        return dataclasses.replace(
+            entry.cached, iterations=entry.iterations, batches=entry.batches, wait_total=entry.wait_total,
+            first_batch_wait=entry.first_batch_wait, used_in_training=entry.used_in_training,
+        )
+    dataset = getattr(loader, "dataset", None)
+    try:
+        dataset_len = len(dataset)  # type: ignore[arg-type]
+    except Exception:
+        dataset_len = None
+    context = getattr(loader, "multiprocessing_context", None)
+    if context is not None:
+        start_method = context.get_start_method() if hasattr(context, "get_start_method") else str(context)
+    elif loader.num_workers > 0:
+        start_method = torch.multiprocessing.get_start_method(allow_none=True) or "fork"
+    else:
+        start_method = None
+    sampler = getattr(loader, "sampler", None)
+    entry.cached = LoaderSettings(
+        loader_id=entry.loader_id,
+        batch_size=loader.batch_size,
+        num_workers=loader.num_workers,
+        pin_memory=bool(loader.pin_memory),
+        pin_memory_device=getattr(loader, "pin_memory_device", None) or None,
+        persistent_workers=bool(loader.persistent_workers),
+        prefetch_factor=loader.prefetch_factor,
+        drop_last=bool(loader.drop_last),
+        timeout=float(loader.timeout),
+        start_method=start_method,
+        dataset_type=qualname(dataset) if dataset is not None else "",
+        dataset_len=dataset_len,
+        iterable=isinstance(dataset, torch.utils.data.IterableDataset),
+        sampler_type=qualname(sampler) if sampler is not None else None,
+        collate_fn=getattr(loader.collate_fn, "__qualname__", None),
+        created_at=entry.created_at,
+        iterations=entry.iterations,
+        batches=entry.batches,
+        wait_total=entry.wait_total,
+        first_batch_wait=entry.first_batch_wait,
+        used_in_training=entry.used_in_training,
+    )
+    return entry.cached
+
+
+def _optimizer_settings(index: int, optimizer: Any, steps: int) -> OptimizerSettings:
+    defaults = getattr(optimizer, "defaults", {}) or {}
+    params = [p for g in optimizer.param_groups for p in g.get("params", [])]
+    return OptimizerSettings(
+        optimizer_id=index,
+        type=qualname(optimizer),
+        lr=_number(defaults.get("lr")),
+        weight_decay=_number(defaults.get("weight_decay")),
+        foreach=defaults.get("foreach"),
+        fused=defaults.get("fused"),
+        capturable=defaults.get("capturable"),
+        param_groups=len(optimizer.param_groups),
+        params=sum(p.numel() for p in params),
+        param_devices=tuple(sorted({str(p.device) for p in params})),
+        steps=steps,
+    )
+
+
+def _number(value: Any) -> Optional[float]:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def _unwrap(module: Any) -> tuple[Any, Optional[str]]:
+    wrapper = None
+    name = type(module).__name__
+    if name in ("DataParallel", "DistributedDataParallel", "OptimizedModule"):
+        wrapper = name
+        inner = getattr(module, "module", None) or getattr(module, "_orig_mod", None)
+        if inner is not None:
+            module = inner
+    return module, wrapper
+
+
+def _model_info(entry: ModelEntry) -> Optional[ModelInfo]:
+    module = entry.ref()
+    if module is None:
+        if entry.cached is None:
+            return None
+        return dataclasses.replace(
+            entry.cached, calls=entry.calls, train_calls=entry.train_calls, eval_calls=entry.eval_calls,
+            eval_calls_with_grad=entry.eval_calls_with_grad, input_shapes=tuple(entry.shapes),
+        )
+    inner, wrapper = _unwrap(module)
+    params = list(inner.parameters())
+    if not params:
+        return None  # loss modules and other parameter-free calls
+    conv = batchnorm = False
+    channels_last = None
+    for sub in inner.modules():
+        if isinstance(sub, torch.nn.modules.conv._ConvNd):
+            conv = True
+            if channels_last is None and sub.weight.dim() == 4:
+                channels_last = sub.weight.is_contiguous(memory_format=torch.channels_last) and not sub.weight.is_contiguous()
+        elif isinstance(sub, torch.nn.modules.batchnorm._BatchNorm):
+            batchnorm = True
+    entry.cached = ModelInfo(
+        type=qualname(inner),
+        wrapper=wrapper,
+        params=sum(p.numel() for p in params),
+        trainable_params=sum(p.numel() for p in params if p.requires_grad),
+        param_bytes=sum(p.numel() * p.element_size() for p in params),
+        dtypes=tuple(sorted({str(p.dtype).replace("torch.", "") for p in params})),
+        devices=tuple(sorted({str(p.device) for p in params})),
+        channels_last=channels_last,
+        has_conv=conv,
+        has_batchnorm=batchnorm,
+        calls=entry.calls,
+        train_calls=entry.train_calls,
+        eval_calls=entry.eval_calls,
+        eval_calls_with_grad=entry.eval_calls_with_grad,
+        input_shapes=tuple(entry.shapes),
+    )
+    return entry.cached
+
+
+def _safe(getter, default=None):
+    try:
+        return getter()
+    except Exception:
+        return default
+
+
+def _compile_counts() -> tuple[Optional[int], Optional[int]]:
+    try:
+        from torch._dynamo.utils import counters
+    except Exception:
+        return None, None
+    stats = counters.get("stats", {})
+    graphs = stats.get("unique_graphs")
+    recompiles = sum(counters.get("recompiles", {}).values()) if "recompiles" in counters else None
+    return graphs, recompiles
+
+
+def read_settings(reg: Registry, step_boundary: Optional[str], compiled: bool) -> Settings:
+    loaders = tuple(s for s in (_loader_settings(e) for e in reg.loaders.values()) if s is not None)
+    optimizers = []
+    for index, entry in enumerate(reg.optimizers.values()):
+        opt = entry[0]()
+        if opt is not None:
+            entry[2] = _optimizer_settings(index, opt, entry[1])
+        if entry[2] is not None:
+            optimizers.append(dataclasses.replace(entry[2], steps=entry[1]))
+    schedulers = []
+    for entry in reg.schedulers.values():
+        sched = entry[0]()
+        if sched is not None:
+            entry[2] = qualname(sched)
+        if entry[2] is not None:
+            per = max(entry[1], 0) / reg.optimizer_steps if reg.optimizer_steps else None
+            schedulers.append(SchedulerSettings(type=entry[2], steps=max(entry[1], 0), per_optimizer_step=per))
+    models = tuple(m for m in (_model_info(e) for e in reg.models.values()) if m is not None)
+    wrappers = {m.wrapper for m in models}
+    devices = set(reg.devices_used)
+    for m in models:
+        devices.update(d.split(":")[0] for d in m.devices)
+    cuda_available = bool(_safe(torch.cuda.is_available, False))
+    graphs, recompiles = _compile_counts() if compiled else (None, None)
+    distributed = bool(_safe(lambda: torch.distributed.is_available() and torch.distributed.is_initialized(), False))
+    world = _safe(torch.distributed.get_world_size) if distributed else None
+    backward_calls = reg.backward_calls
+    return Settings(
+        dataloaders=loaders,
+        optimizers=tuple(optimizers),
+        schedulers=tuple(schedulers),
+        models=models,
+        zero_grad_calls=reg.zero_grad_calls,
+        zero_grad_set_to_none_false=reg.zero_grad_set_to_none_false,
+        autocast_forwards=reg.autocast_forwards,
+        autocast_device=reg.autocast_device,
+        autocast_dtype=reg.autocast_dtype,
+        grad_scaler_used=reg.grad_scaler_used,
+        compiled=compiled or "OptimizedModule" in wrappers,
+        compile_graphs=graphs,
+        compile_recompiles=recompiles,
+        cudnn_enabled=_safe(lambda: bool(torch.backends.cudnn.enabled)),
+        cudnn_benchmark=_safe(lambda: bool(torch.backends.cudnn.benchmark)),
+        cudnn_deterministic=_safe(lambda: bool(torch.backends.cudnn.deterministic)),
+        deterministic_algorithms=_safe(torch.are_deterministic_algorithms_enabled),
+        float32_matmul_precision=_safe(torch.get_float32_matmul_precision),
+        cuda_matmul_allow_tf32=_safe(lambda: bool(torch.backends.cuda.matmul.allow_tf32)),
+        cudnn_allow_tf32=_safe(lambda: bool(torch.backends.cudnn.allow_tf32)),
+        anomaly_detection=_safe(torch.is_anomaly_enabled),
+        autograd_profiler_enabled=_safe(lambda: bool(torch.autograd.profiler._is_profiler_enabled)),
+        cuda_launch_blocking=os.environ.get("CUDA_LAUNCH_BLOCKING", "0") not in ("", "0"),
+        sync_debug_mode=_safe(torch.cuda.get_sync_debug_mode) if cuda_available else None,
+        data_parallel="DataParallel" in wrappers,
+        distributed=distributed or "DistributedDataParallel" in wrappers,
+        world_size=world,
+        cuda_available=cuda_available,
+        cuda_used="cuda" in devices,
+        devices_used=tuple(sorted(devices)),
+        torch_threads=_safe(torch.get_num_threads),
+        backward_calls=backward_calls,
+        optimizer_steps=reg.optimizer_steps,
+        step_boundary=step_boundary or "none",
+        grad_accumulation=(backward_calls / reg.optimizer_steps) if reg.optimizer_steps else None,
+        env_flags={k: os.environ[k] for k in _ENV_FLAGS if k in os.environ},
+    )

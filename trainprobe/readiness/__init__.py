@@ -1,0 +1,22 @@
+"""``trainprobe check``: is this machine ready for a deep-learning course?
+
+Stages, each in its own module: :mod:`.collect` measures (facts, quick items
+in :mod:`.items`, benchmarks in child processes from :mod:`.bench`),
+:mod:`.grade` grades against defaults or an ``--expect`` file
+(:mod:`.expect`), :mod:`.render` and :mod:`.summary` print.
+"""
+
+from .collect import build_result, collect_facts, run_check
+from .expect import ExpectError, Expectations, load_expectations
+from .grade import grade_all, verdict_of
+from .model import CheckResult, Grade, MachineFacts, Measurement, TorchFacts
+from .render import render_html, render_text
+from .summary import load_results, render_summary_html, render_summary_text, summarize
+
+__all__ = [
+    "run_check", "collect_facts", "build_result", "grade_all", "verdict_of",
+    "Expectations", "ExpectError", "load_expectations",
+    "CheckResult", "Grade", "MachineFacts", "Measurement", "TorchFacts",
+    "render_text", "render_html", "load_results", "summarize", "render_summary_text",
+    "render_summary_html",
+]

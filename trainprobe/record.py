@@ -1,0 +1,476 @@
+"""The run record: everything the probe measured about one run of a script.
+
+This is the contract between the probe and every later stage (facts, rules,
+report, check, what-if). It is saved as ``run.json``; ``SCHEMA_VERSION`` is
+bumped whenever a field changes meaning. Conventions, so that readers never
+guess units:
+
+* times are seconds (float), relative to ``Invocation.t0_monotonic`` (the
+  parent's ``time.monotonic()`` when the script was launched) unless a name
+  says otherwise; durations are seconds;
+* sizes are bytes; shares are fractions in [0, 1]; percentages are named
+  ``*_percent``;
+* a measurement that could not be made is ``None`` and, where it matters, an
+  :class:`Availability` says why.
+
+Time series are stored column-wise (one tuple per quantity) to keep long runs
+small; ``t`` holds the sample times.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+from .serial import JsonMixin
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "Availability",
+    "Invocation",
+    "GpuInfo",
+    "DiskInfo",
+    "Environment",
+    "LoaderSettings",
+    "OptimizerSettings",
+    "SchedulerSettings",
+    "ModelInfo",
+    "Settings",
+    "Step",
+    "OpStat",
+    "ProfilerSummary",
+    "FuncStat",
+    "Hotspots",
+    "WorkerStats",
+    "HostSamples",
+    "ProcessSeries",
+    "GpuSeries",
+    "Samples",
+    "Outcome",
+    "RunRecord",
+]
+
+SCHEMA_VERSION = 1
+
+# Step phases, in the order they appear in a default bounded run.
+PHASE_WARMUP = "warmup"  # first steps: compilation, autotune, first allocations
+PHASE_STEADY = "steady"  # the measured window: hooks only, no profiler
+PHASE_PROFILED = "profiled"  # torch.profiler window: op-level figures, ~4% slower
+PHASE_CPROFILE = "cprofile"  # cProfile window: Python hotspots, slower
+PHASE_AFTER = "after"  # steps after all windows (only with --full)
+
+
+@dataclass(frozen=True)
+class Availability(JsonMixin):
+    """Whether a measurement could be made, and if not, why."""
+
+    available: bool = False
+    reason: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class Invocation(JsonMixin):
+    """How the script was run."""
+
+    script: Optional[str] = None  # absolute path, or None with -m
+    module: Optional[str] = None  # with -m
+    args: tuple[str, ...] = ()
+    cwd: str = ""
+    command_line: str = ""  # as the user could type it again
+    started_at: str = ""  # ISO 8601, local time with offset
+    t0_monotonic: float = 0.0
+    python_executable: str = ""
+    trainprobe_version: str = ""
+    options: dict[str, object] = field(default_factory=dict)  # probe options in force
+
+
+@dataclass(frozen=True)
+class GpuInfo(JsonMixin):
+    index: int = 0
+    name: str = ""
+    uuid: Optional[str] = None
+    memory_total: Optional[int] = None
+    compute_capability: Optional[str] = None  # "9.0"
+    power_limit_w: Optional[float] = None
+    power_max_w: Optional[float] = None
+    pcie_gen: Optional[int] = None
+    pcie_gen_max: Optional[int] = None
+    pcie_width: Optional[int] = None
+    pcie_width_max: Optional[int] = None
+    bf16: Optional[bool] = None
+    tf32: Optional[bool] = None
+
+
+@dataclass(frozen=True)
+class DiskInfo(JsonMixin):
+    """The storage under a path (the script's folder or the data folder)."""
+
+    path: str = ""
+    device: Optional[str] = None
+    fstype: Optional[str] = None
+    rotational: Optional[bool] = None  # a hint only: virtio disks report 1 on SSDs
+    free_bytes: Optional[int] = None
+    total_bytes: Optional[int] = None
+    network: Optional[bool] = None  # nfs, cifs, fuse...
+
+
+@dataclass(frozen=True)
+class Environment(JsonMixin):
+    python: str = ""
+    platform: str = ""
+    hostname_hash: Optional[str] = None  # never the name itself
+    torch: Optional[str] = None
+    torch_cuda_build: Optional[str] = None  # torch.version.cuda
+    torchvision: Optional[str] = None
+    cudnn: Optional[int] = None
+    cuda_available: bool = False
+    gpu_count: int = 0
+    gpus: tuple[GpuInfo, ...] = ()
+    driver: Optional[str] = None
+    nvml: Availability = field(default_factory=Availability)
+    cpu_model: Optional[str] = None
+    logical_cores: Optional[int] = None
+    physical_cores: Optional[int] = None
+    usable_cores: Optional[int] = None  # affinity and cgroup quota applied
+    cgroup_cpu_limit: Optional[float] = None
+    ram_total: Optional[int] = None
+    swap_total: Optional[int] = None
+    shm_total: Optional[int] = None
+    pillow: Optional[str] = None
+    pillow_simd: Optional[bool] = None
+    libjpeg_turbo: Optional[bool] = None
+    torch_threads: Optional[int] = None
+    torch_interop_threads: Optional[int] = None
+    disks: tuple[DiskInfo, ...] = ()
+
+
+@dataclass(frozen=True)
+class LoaderSettings(JsonMixin):
+    """One DataLoader the script iterated over, read from the object itself."""
+
+    loader_id: int = 0  # order of first iteration
+    batch_size: Optional[int] = None
+    num_workers: int = 0
+    pin_memory: bool = False
+    pin_memory_device: Optional[str] = None
+    persistent_workers: bool = False
+    prefetch_factor: Optional[int] = None
+    drop_last: bool = False
+    timeout: float = 0.0
+    start_method: Optional[str] = None  # fork, spawn, forkserver
+    dataset_type: str = ""  # qualified class name
+    dataset_len: Optional[int] = None
+    iterable: bool = False
+    sampler_type: Optional[str] = None
+    collate_fn: Optional[str] = None
+    created_at: Optional[str] = None  # "file.py:line" where it was built
+    iterations: int = 0  # iterators created (≈ epochs)
+    batches: int = 0
+    wait_total: float = 0.0  # seconds the loop waited in __next__
+    first_batch_wait: Optional[float] = None  # seconds, first batch of the first epoch
+    used_in_training: bool = False  # a batch from it preceded a backward
+
+
+@dataclass(frozen=True)
+class OptimizerSettings(JsonMixin):
+    optimizer_id: int = 0
+    type: str = ""  # "torch.optim.adam.Adam"
+    lr: Optional[float] = None
+    weight_decay: Optional[float] = None
+    foreach: Optional[bool] = None  # None: torch's default
+    fused: Optional[bool] = None
+    capturable: Optional[bool] = None
+    param_groups: int = 0
+    params: int = 0  # number of elements
+    param_devices: tuple[str, ...] = ()
+    steps: int = 0
+
+
+@dataclass(frozen=True)
+class SchedulerSettings(JsonMixin):
+    type: str = ""
+    steps: int = 0  # calls to .step() after construction
+    per_optimizer_step: Optional[float] = None  # steps / optimizer steps
+
+
+@dataclass(frozen=True)
+class ModelInfo(JsonMixin):
+    """A top-level module with parameters that the loop called."""
+
+    type: str = ""
+    wrapper: Optional[str] = None  # DataParallel, DistributedDataParallel, OptimizedModule
+    params: int = 0
+    trainable_params: int = 0
+    param_bytes: int = 0
+    dtypes: tuple[str, ...] = ()
+    devices: tuple[str, ...] = ()
+    channels_last: Optional[bool] = None  # memory format of 4-d weights
+    has_conv: bool = False
+    has_batchnorm: bool = False
+    calls: int = 0
+    train_calls: int = 0
+    eval_calls: int = 0
+    eval_calls_with_grad: int = 0  # eval-mode forwards that still built a graph
+    input_shapes: tuple[str, ...] = ()  # distinct first-input shapes seen (capped)
+
+
+@dataclass(frozen=True)
+class Settings(JsonMixin):
+    """The run's settings, read from live objects after warm-up and at the end."""
+
+    dataloaders: tuple[LoaderSettings, ...] = ()
+    optimizers: tuple[OptimizerSettings, ...] = ()
+    schedulers: tuple[SchedulerSettings, ...] = ()
+    models: tuple[ModelInfo, ...] = ()
+    zero_grad_calls: int = 0
+    zero_grad_set_to_none_false: int = 0  # calls that asked for set_to_none=False
+    autocast_forwards: int = 0  # training forwards run under autocast
+    autocast_device: Optional[str] = None
+    autocast_dtype: Optional[str] = None
+    grad_scaler_used: bool = False
+    compiled: bool = False  # torch.compile'd module or function called
+    compile_graphs: Optional[int] = None
+    compile_recompiles: Optional[int] = None
+    cudnn_enabled: Optional[bool] = None
+    cudnn_benchmark: Optional[bool] = None
+    cudnn_deterministic: Optional[bool] = None
+    deterministic_algorithms: Optional[bool] = None
+    float32_matmul_precision: Optional[str] = None  # highest, high, medium
+    cuda_matmul_allow_tf32: Optional[bool] = None
+    cudnn_allow_tf32: Optional[bool] = None
+    anomaly_detection: Optional[bool] = None
+    autograd_profiler_enabled: Optional[bool] = None  # the user's own profiler/emit_nvtx
+    cuda_launch_blocking: Optional[bool] = None
+    sync_debug_mode: Optional[int] = None
+    data_parallel: bool = False
+    distributed: bool = False
+    world_size: Optional[int] = None
+    cuda_available: bool = False
+    cuda_used: bool = False  # any parameter or batch on a CUDA device
+    devices_used: tuple[str, ...] = ()
+    torch_threads: Optional[int] = None
+    backward_calls: int = 0
+    optimizer_steps: int = 0
+    step_boundary: str = "none"  # optimizer | backward | batch | none
+    grad_accumulation: Optional[float] = None  # backward calls per optimizer step
+    env_flags: dict[str, str] = field(default_factory=dict)  # relevant environment variables
+
+
+@dataclass(frozen=True)
+class Step(JsonMixin):
+    """One training step, from one boundary to the next.
+
+    The phases are CPU-side wall time: on a GPU, CUDA work is asynchronous, so
+    ``gpu_*`` fields (from CUDA events, when available) give device-side time.
+    ``other = duration - (data_wait + h2d + forward + backward + optimizer + eval)``.
+    """
+
+    index: int = 0
+    start: float = 0.0
+    duration: float = 0.0
+    data_wait: float = 0.0
+    h2d: float = 0.0
+    forward: float = 0.0
+    backward: float = 0.0
+    optimizer: float = 0.0
+    zero_grad: float = 0.0  # part of other; zero_grad is usually tiny
+    eval: float = 0.0  # eval-mode / no-grad forwards (validation)
+    other: float = 0.0
+    probe: float = 0.0  # time spent inside trainprobe's own hooks, already excluded
+    phase: str = PHASE_WARMUP
+    boundary: str = "optimizer"
+    batches: int = 0
+    samples: Optional[int] = None  # batch size seen (first dim of the batch)
+    epoch_start: bool = False  # a DataLoader iterator was created in this step
+    validation: bool = False  # eval forwards took most of the step
+    gpu_busy: Optional[float] = None  # device-side seconds, when CUDA events are available
+
+
+@dataclass(frozen=True)
+class OpStat(JsonMixin):
+    name: str = ""
+    calls: int = 0
+    self_cpu: float = 0.0  # seconds
+    cpu_total: float = 0.0
+    self_cuda: float = 0.0
+    cuda_total: float = 0.0
+    input_shapes: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class ProfilerSummary(JsonMixin):
+    """Figures from the torch.profiler window (what torch.utils.bottleneck gave)."""
+
+    availability: Availability = field(default_factory=Availability)
+    activities: tuple[str, ...] = ()  # CPU, CUDA
+    steps: int = 0
+    wall: float = 0.0  # seconds covered by the window
+    cpu_total: float = 0.0  # sum of self CPU time of all ops
+    cuda_total: float = 0.0  # sum of self CUDA time of all kernels
+    ops_per_step: Optional[float] = None  # all aten ops
+    toplevel_ops_per_step: Optional[float] = None  # ops called from Python directly
+    mean_toplevel_op_time: Optional[float] = None  # seconds of CPU per top-level op
+    launches_per_step: Optional[float] = None  # CUDA kernel launches
+    kernels_per_step: Optional[float] = None
+    mean_kernel_time: Optional[float] = None
+    h2d_copies_per_step: Optional[float] = None
+    h2d_bytes_per_step: Optional[float] = None
+    h2d_pageable_bytes_per_step: Optional[float] = None
+    d2h_copies_per_step: Optional[float] = None
+    syncs_per_step: Optional[float] = None  # item/cpu/tolist/synchronize
+    sync_calls: dict[str, float] = field(default_factory=dict)  # name -> per step
+    sync_time_per_step: Optional[float] = None
+    gpu_idle_share: Optional[float] = None  # share of the window with no kernel running
+    matmul_conv_share: Optional[float] = None  # of device (or CPU) op time
+    fp32_matmul_conv_share: Optional[float] = None
+    conv_ops: int = 0
+    peak_memory_allocated: Optional[int] = None
+    peak_memory_reserved: Optional[int] = None
+    top_cpu_ops: tuple[OpStat, ...] = ()
+    top_cuda_ops: tuple[OpStat, ...] = ()
+    trace_path: Optional[str] = None
+    processing_time: float = 0.0  # seconds spent summarizing, after the window
+
+
+@dataclass(frozen=True)
+class FuncStat(JsonMixin):
+    file: str = ""
+    line: int = 0
+    function: str = ""
+    calls: int = 0
+    self_time: float = 0.0  # seconds
+    cumulative: float = 0.0
+    user_code: bool = False  # in the script's folder, not in a library
+    category: Optional[str] = None  # decode, transform, io, collate, torch, python
+
+
+@dataclass(frozen=True)
+class Hotspots(JsonMixin):
+    """cProfile over a window of steps: the main process and the DataLoader workers."""
+
+    availability: Availability = field(default_factory=Availability)
+    window: float = 0.0  # seconds profiled in the main process
+    steps: int = 0
+    main: tuple[FuncStat, ...] = ()
+    workers: tuple[FuncStat, ...] = ()
+    worker_window: float = 0.0  # summed seconds profiled over all workers
+    worker_categories: dict[str, float] = field(default_factory=dict)  # share of worker time
+
+
+@dataclass(frozen=True)
+class WorkerStats(JsonMixin):
+    """What one DataLoader worker (or the main process, worker_id -1) spent fetching."""
+
+    pid: int = 0
+    loader_id: int = 0
+    worker_id: int = -1
+    batches: int = 0
+    fetch: float = 0.0  # seconds in fetch (getitem + collate)
+    getitem: float = 0.0
+    collate: float = 0.0
+    first_fetch_at: Optional[float] = None
+    last_fetch_at: Optional[float] = None
+
+
+@dataclass(frozen=True)
+class HostSamples(JsonMixin):
+    t: tuple[float, ...] = ()
+    cpu_percent: tuple[float, ...] = ()  # whole machine, 0-100
+    per_core: tuple[tuple[float, ...], ...] = ()  # one tuple per sample
+    iowait_percent: tuple[float, ...] = ()
+    steal_percent: tuple[float, ...] = ()
+    mem_used: tuple[int, ...] = ()
+    mem_available: tuple[int, ...] = ()
+    swap_used: tuple[int, ...] = ()
+    disk_read_bps: tuple[float, ...] = ()  # bytes/s over the last interval
+
+
+@dataclass(frozen=True)
+class ProcessSeries(JsonMixin):
+    pid: int = 0
+    role: str = "main"  # main, worker, resource_tracker, other
+    cmdline: str = ""
+    t: tuple[float, ...] = ()
+    cpu_percent: tuple[float, ...] = ()  # 100 = one core
+    rss: tuple[int, ...] = ()
+    read_bytes: tuple[int, ...] = ()  # cumulative, storage reads only
+    read_chars: tuple[int, ...] = ()  # cumulative, page cache hits included
+    threads: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class GpuSeries(JsonMixin):
+    index: int = 0
+    t: tuple[float, ...] = ()
+    sm_util: tuple[Optional[float], ...] = ()  # percent
+    mem_util: tuple[Optional[float], ...] = ()
+    power_w: tuple[Optional[float], ...] = ()
+    power_limit_w: Optional[float] = None
+    sm_clock_mhz: tuple[Optional[float], ...] = ()
+    sm_clock_max_mhz: Optional[float] = None
+    mem_used: tuple[Optional[int], ...] = ()
+    mem_total: Optional[int] = None
+    temperature_c: tuple[Optional[float], ...] = ()
+    throttle_reasons: tuple[Optional[int], ...] = ()  # NVML bitmask
+    pcie_rx_bps: tuple[Optional[float], ...] = ()
+    pcie_tx_bps: tuple[Optional[float], ...] = ()
+    process_mem_used: tuple[Optional[int], ...] = ()  # the run's own processes
+
+
+@dataclass(frozen=True)
+class Samples(JsonMixin):
+    interval: float = 0.1
+    host: HostSamples = field(default_factory=HostSamples)
+    host_availability: Availability = field(default_factory=Availability)
+    processes: tuple[ProcessSeries, ...] = ()
+    gpus: tuple[GpuSeries, ...] = ()
+    gpu_availability: Availability = field(default_factory=Availability)
+    sampler_cpu_time: float = 0.0  # seconds of CPU the samplers used
+
+
+@dataclass(frozen=True)
+class Outcome(JsonMixin):
+    """How the run ended."""
+
+    # completed: the script ended by itself with status 0
+    # stopped: trainprobe stopped it cleanly after its window
+    # failed: the script exited with a non-zero status (exception, sys.exit(n))
+    # interrupted: Ctrl-C
+    # killed: a signal killed it (SIGKILL, often the OOM killer)
+    # timeout: it ran past --timeout and trainprobe ended it
+    # not_started: the script could not be started (missing file...)
+    # probe_error: trainprobe itself failed; the record keeps what was measured
+    status: str = "not_started"
+    exit_code: Optional[int] = None
+    signal: Optional[str] = None
+    exception_type: Optional[str] = None
+    exception_message: Optional[str] = None
+    traceback: Optional[str] = None  # the script's own frames only
+    reason: str = ""  # one plain sentence
+    duration: float = 0.0  # seconds from launch to end
+    startup: Optional[float] = None  # seconds from launch to the first step
+    oom: bool = False
+
+
+@dataclass(frozen=True)
+class RunRecord(JsonMixin):
+    schema_version: int = SCHEMA_VERSION
+    invocation: Invocation = field(default_factory=Invocation)
+    environment: Environment = field(default_factory=Environment)
+    settings: Settings = field(default_factory=Settings)
+    steps: tuple[Step, ...] = ()
+    profiler: ProfilerSummary = field(default_factory=ProfilerSummary)
+    hotspots: Hotspots = field(default_factory=Hotspots)
+    workers: tuple[WorkerStats, ...] = ()
+    samples: Samples = field(default_factory=Samples)
+    outcome: Outcome = field(default_factory=Outcome)
+    notes: tuple[str, ...] = ()  # what the probe wants the reader to know (noise, fallbacks)
+
+    def steady_steps(self) -> tuple[Step, ...]:
+        """Steps of the measured window, or every non-warm-up step when there was none."""
+        steady = tuple(s for s in self.steps if s.phase == PHASE_STEADY and not s.validation)
+        if steady:
+            return steady
+        return tuple(
+            s for s in self.steps if s.phase != PHASE_WARMUP and not s.validation
+        )

@@ -1,0 +1,156 @@
+"""The HTML report: one self-contained file that opens offline.
+
+Everything the page needs is inside it: styles, the SVG charts (see
+charts.py for why SVG), a few lines of JavaScript for the copy and download
+buttons, and the run record itself as JSON. The page's Content-Security-Policy
+(templates/_base.html.j2) forbids every request to another host, so a report
+mailed as an attachment or posted on a forum cannot phone home.
+
+Jinja2 autoescaping is on for every template: any string from the user's run
+(script path, arguments, exception text, op and function names) is shown as
+text, never as markup.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Optional
+
+import jinja2
+from markupsafe import Markup
+
+from ..diagnosis import Diagnosis
+from ..record import RunRecord
+from ..resources import templates_dir
+from ..serial import to_dict
+from . import format as fmt
+from .downsample import thin_indices
+from .sections import (breakdown_section, environment_section, findings_section, header_section,
+                       hotspots_section, ops_section, outcome_section, settings_section, verdict_section)
+from .timelines import hero_chart, timelines_section
+
+__all__ = ["render_html", "write_html", "embedded_record", "RAW_RECORD_MAX_BYTES", "RAW_SAMPLES_MAX"]
+
+# The raw record is embedded whole while its JSON stays under this size. Past
+# it (long runs: an hour at 10 Hz is tens of MB of samples), the time series
+# inside the embedded copy are thinned to RAW_SAMPLES_MAX rows each, so the
+# report stays a few MB; the full record stays in run.json beside the report.
+RAW_RECORD_MAX_BYTES = 1_500_000
+RAW_SAMPLES_MAX = 1_500
+
+
+@lru_cache(maxsize=4)
+def _environment(folder: str) -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(folder),
+        autoescape=True,  # every template, whatever its extension
+        undefined=jinja2.StrictUndefined,  # a typo in a template fails the tests, not silently
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["pct_width"] = lambda share: f"{max(0.0, min(1.0, share or 0.0)) * 100:.2f}%"
+    return env
+
+
+def _json_for_script(data: Any) -> Markup:
+    """JSON that is safe inside <script type="application/json">.
+
+    ``<`` is written as ``\\u003c`` so no string in the record (an exception
+    text holding ``</script>``) can close the tag; ``>``, ``&`` and the two
+    JavaScript line separators are escaped too. JSON.parse reads it unchanged.
+    """
+    text = json.dumps(data, ensure_ascii=False, allow_nan=False, default=str, separators=(",", ":"))
+    for raw, esc in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"),
+                     ("\u2028", "\\u2028"), ("\u2029", "\\u2029")):
+        text = text.replace(raw, esc)
+    return Markup(text)
+
+
+def _thin_series(series: dict[str, Any], max_rows: int) -> tuple[dict[str, Any], int]:
+    """Keep ``max_rows`` evenly spaced rows of a column-wise series (all columns aligned)."""
+    n = len(series.get("t") or ())
+    if n <= max_rows:
+        return series, n
+    keep = thin_indices(n, max_rows)
+    out = dict(series)
+    for key, col in series.items():
+        if isinstance(col, list) and len(col) == n:
+            out[key] = [col[i] for i in keep]
+    return out, n
+
+
+def embedded_record(record: RunRecord, record_path: Optional[Path] = None) -> tuple[dict[str, Any], str]:
+    """The record as embedded in the report, and a sentence saying whether it was thinned."""
+    data = to_dict(record)
+    size = len(json.dumps(data, default=str, separators=(",", ":")))
+    if size <= RAW_RECORD_MAX_BYTES:
+        return data, f"The complete run record ({fmt.nbytes(size)} of JSON)."
+    samples = data["samples"]
+    samples["host"], n_host = _thin_series(samples["host"], RAW_SAMPLES_MAX)
+    counts = [n_host]
+    for key in ("processes", "gpus"):
+        thinned = [_thin_series(s, RAW_SAMPLES_MAX) for s in samples[key]]
+        samples[key] = [s for s, _ in thinned]
+        counts += [n for _, n in thinned]
+    where = f" The full record is {record_path}." if record_path else " The full record is the run.json that trainprobe wrote."
+    data["report_note"] = (f"samples thinned to at most {RAW_SAMPLES_MAX} rows per series "
+                           f"(from up to {max(counts):,}) to keep the report small")
+    return data, (f"The run record ({fmt.nbytes(size)} of JSON) with its time series thinned to at most "
+                  f"{RAW_SAMPLES_MAX:,} rows each (from up to {max(counts):,}) to keep this file small.{where}")
+
+
+def report_context(record: RunRecord, diagnosis: Diagnosis,
+                   record_path: Optional[Path] = None) -> dict[str, Any]:
+    """Everything the template shows, already formatted."""
+    verdict = verdict_section(record, diagnosis)
+    raw, raw_note = embedded_record(record, record_path)
+    return {
+        "header": header_section(record),
+        "outcome": outcome_section(record),
+        "verdict": verdict,
+        "hero": hero_chart(record),
+        "breakdown": breakdown_section(record),
+        "findings": findings_section(diagnosis, verdict["step_time"]),
+        "timelines": timelines_section(record),
+        "ops": ops_section(record),
+        "hotspots": hotspots_section(record),
+        "environment": environment_section(record),
+        "settings": settings_section(record),
+        "notes": list(record.notes),
+        "rule_errors": list(diagnosis.rule_errors),
+        "rules_evaluated": diagnosis.rules_evaluated,
+        "raw_json": _json_for_script(raw),
+        "raw_note": raw_note,
+        "raw_filename": (record_path.name if record_path else "run.json"),
+    }
+
+
+def render_html(record: RunRecord, diagnosis: Diagnosis, record_path: Optional[Path] = None) -> str:
+    """The report as one HTML string."""
+    env = _environment(str(templates_dir()))
+    return env.get_template("report.html.j2").render(**report_context(record, diagnosis, record_path))
+
+
+def write_html(record: RunRecord, diagnosis: Diagnosis, path: str | os.PathLike,
+               record_path: Optional[Path] = None) -> Path:
+    """Render and write the report atomically (a reader never sees half a file); returns its path."""
+    path = Path(path)
+    text = render_html(record, diagnosis, record_path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=str(path.parent))
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return path

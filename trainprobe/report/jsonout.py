@@ -1,0 +1,58 @@
+"""``trainprobe diagnose --json``: the diagnosis for machines (CI, course dashboards).
+
+The keys below are a promise to scripts: add keys, never rename or remove one.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Optional
+
+from ..diagnosis import Diagnosis
+from ..record import RunRecord
+from .sections import rank_findings, verdict_section
+
+__all__ = ["json_summary", "JSON_SUMMARY_VERSION"]
+
+JSON_SUMMARY_VERSION = 1
+
+
+def json_summary(record: RunRecord, diagnosis: Diagnosis, report_path: Optional[Path],
+                 record_path: Optional[Path] = None) -> dict[str, Any]:
+    """A JSON-ready dict: verdict, findings (ranked), outcome, paths."""
+    v = diagnosis.verdict
+    step_time = verdict_section(record, diagnosis)["step_time"]
+    sps = v.steps_per_second if v.steps_per_second is not None else (1 / step_time if step_time else None)
+    o = record.outcome
+    return {
+        "version": JSON_SUMMARY_VERSION,
+        "script": record.invocation.script or record.invocation.module,
+        "verdict": {
+            "category": v.category,
+            "headline": v.headline,
+            "step_time_s": step_time,
+            "steps_per_second": sps,
+            "samples_per_second": v.samples_per_second,
+            "breakdown": dict(v.breakdown),
+            "primary_finding": v.primary_finding,
+        },
+        "findings": [
+            {
+                "id": f.id, "severity": f.severity, "category": f.category, "title": f.title,
+                "message": f.message, "advice": f.advice,
+                "gain": {"seconds_per_step": f.gain.seconds_per_step, "speedup": f.gain.speedup,
+                         "text": f.gain.text},
+                "evidence": [{"label": e.label, "value": e.value, "threshold": e.threshold, "fact": e.fact}
+                             for e in f.evidence],
+                "verification": f.verification.to_dict() if f.verification else None,
+            }
+            for f in rank_findings(diagnosis, step_time)
+        ],
+        "outcome": {"status": o.status, "exit_code": o.exit_code, "signal": o.signal,
+                    "exception_type": o.exception_type, "reason": o.reason, "duration_s": o.duration,
+                    "oom": o.oom},
+        "steps_measured": len(record.steps),
+        "rule_errors": list(diagnosis.rule_errors),
+        "report_path": str(report_path) if report_path is not None else None,
+        "record_path": str(record_path) if record_path is not None else None,
+    }

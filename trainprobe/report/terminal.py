@@ -1,0 +1,91 @@
+"""The few lines printed at the end of ``trainprobe diagnose``.
+
+Colour is ANSI only, and only when asked: :func:`use_color` says whether a
+stream should get it (https://no-color.org: NO_COLOR set to anything
+non-empty turns it off; so do TERM=dumb and a stream that is not a terminal).
+"""
+
+from __future__ import annotations
+
+import os
+import textwrap
+from pathlib import Path
+from typing import IO, Optional
+
+from ..diagnosis import Diagnosis
+from ..record import RunRecord
+from . import format as fmt
+from .sections import CATEGORY_TEXT, STATUS_TEXT, rank_findings, verdict_section
+
+__all__ = ["use_color", "terminal_summary"]
+
+_CODES = {"bold": "1", "dim": "2", "red": "31", "green": "32", "yellow": "33", "cyan": "36"}
+_SEVERITY_COLOR = {"critical": "red", "warning": "yellow", "info": "dim"}
+
+
+def use_color(stream: IO[str]) -> bool:
+    """Whether to colour output written to ``stream``."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("TERM", "") == "dumb":
+        return False
+    isatty = getattr(stream, "isatty", None)
+    try:
+        return bool(isatty and isatty())
+    except (ValueError, OSError):  # a closed stream
+        return False
+
+
+def _paint(color: bool):
+    def paint(text: str, *styles: str) -> str:
+        if not color or not styles:
+            return text
+        codes = ";".join(_CODES[s] for s in styles)
+        return f"\x1b[{codes}m{text}\x1b[0m"
+    return paint
+
+
+def _one_line(text: str, width: int = 100) -> str:
+    text = " ".join(text.split())
+    return textwrap.shorten(text, width=width, placeholder="…") if text else ""
+
+
+def terminal_summary(record: RunRecord, diagnosis: Diagnosis, report_path: Optional[Path],
+                     color: bool, top: int = 3) -> str:
+    """Verdict, step time and throughput, the top findings with gain and advice, the report's path."""
+    paint = _paint(color)
+    v = diagnosis.verdict
+    verdict = verdict_section(record, diagnosis)
+    lines = []
+    outcome = record.outcome
+    if outcome.status not in ("completed", "stopped"):
+        text = STATUS_TEXT.get(outcome.status, (outcome.status, ""))[0]
+        code = f" (exit code {outcome.exit_code})" if outcome.exit_code is not None else ""
+        lines.append(paint(f"The run {text}{code}.", "bold", "red"))
+        if outcome.exception_type:
+            exc = outcome.exception_type + (f": {outcome.exception_message}" if outcome.exception_message else "")
+            lines.append("  " + _one_line(exc, 160))
+    label = CATEGORY_TEXT.get(v.category, v.category)
+    lines.append(f"{paint(label, 'bold', 'cyan')}: {v.headline}")
+    numbers = [f"{label_} {value}" for label_, value, _ in verdict["numbers"] if value != fmt.MISSING]
+    if numbers:
+        lines.append("  " + " · ".join(numbers))
+    findings = rank_findings(diagnosis, verdict["step_time"])
+    if findings:
+        lines.append("")
+        lines.append(paint(f"Top findings ({min(top, len(findings))} of {len(findings)}):", "bold"))
+    for i, f in enumerate(findings[:top], 1):
+        sev = paint(f"[{f.severity}]", _SEVERITY_COLOR.get(f.severity, "dim"))
+        gain = f.gain.text or (f"~{fmt.ratio(f.gain.speedup)} faster" if f.gain.speedup else "")
+        lines.append(f"  {i}. {sev} {f.title or f.id}" + (f"  {paint(gain, 'green')}" if gain else ""))
+        lines.append(f"     {_one_line(f.message)}")
+        if f.advice:
+            lines.append(f"     → {_one_line(f.advice)}")
+    if not findings and outcome.status in ("completed", "stopped"):
+        lines.append("No rule fired: nothing obvious holds this run back.")
+    if diagnosis.rule_errors:
+        lines.append(paint(f"{len(diagnosis.rule_errors)} rule file(s) could not be used; see the report.", "yellow"))
+    if report_path is not None:
+        lines.append("")
+        lines.append(f"Report: {paint(str(report_path), 'bold')}")
+    return "\n".join(lines)

@@ -1,0 +1,135 @@
+"""Turn frozen dataclasses into JSON-ready dicts and back.
+
+Every object that passes between trainprobe's stages (run record, facts,
+findings, check results) is a frozen dataclass. This module is the one place
+that knows how to (de)serialize them, so each stage gets ``save``/``load`` for
+free and old records with missing fields still load (fields take their
+defaults; unknown keys are ignored, which keeps newer records readable by
+older code as far as possible).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import os
+import tempfile
+import types
+import typing
+from pathlib import Path
+from typing import Any, TypeVar, Union, get_args, get_origin, get_type_hints
+
+__all__ = ["to_dict", "from_dict", "write_json_atomic", "JsonMixin"]
+
+T = TypeVar("T")
+
+_HINTS: dict[type, dict[str, Any]] = {}
+
+
+def to_dict(obj: Any) -> Any:
+    """Convert dataclasses, tuples and dicts recursively into plain JSON data."""
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return {f.name: to_dict(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+    if isinstance(obj, (list, tuple)):
+        return [to_dict(v) for v in obj]
+    if isinstance(obj, dict):
+        return {str(k): to_dict(v) for k, v in obj.items()}
+    if isinstance(obj, float) and not math.isfinite(obj):  # NaN and inf are not JSON
+        return None
+    return obj
+
+
+def _hints(cls: type) -> dict[str, Any]:
+    if cls not in _HINTS:
+        _HINTS[cls] = get_type_hints(cls)
+    return _HINTS[cls]
+
+
+def _convert(tp: Any, value: Any) -> Any:
+    if value is None:
+        return None
+    origin = get_origin(tp)
+    if origin in (Union, types.UnionType):
+        args = [a for a in get_args(tp) if a is not type(None)]
+        for arg in args:
+            try:
+                return _convert(arg, value)
+            except (TypeError, ValueError, KeyError):
+                continue
+        return value
+    if origin is tuple:
+        args = get_args(tp)
+        if len(args) == 2 and args[1] is Ellipsis:
+            return tuple(_convert(args[0], v) for v in value)
+        return tuple(_convert(a, v) for a, v in zip(args, value))
+    if origin is list:
+        (arg,) = get_args(tp) or (Any,)
+        return [_convert(arg, v) for v in value]
+    if origin is dict:
+        args = get_args(tp) or (Any, Any)
+        return {k: _convert(args[1], v) for k, v in value.items()}
+    if origin is typing.Literal:
+        return value
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
+        if not isinstance(value, dict):
+            raise TypeError(f"expected an object for {tp.__name__}, got {type(value).__name__}")
+        return from_dict(tp, value)
+    if tp is float and isinstance(value, int):
+        return float(value)
+    return value
+
+
+def from_dict(cls: type[T], data: dict[str, Any]) -> T:
+    """Build dataclass ``cls`` from plain data, tolerating missing and extra keys."""
+    hints = _hints(cls)
+    kwargs = {}
+    for f in dataclasses.fields(cls):  # type: ignore[arg-type]
+        if f.name in data:
+            kwargs[f.name] = _convert(hints[f.name], data[f.name])
+    return cls(**kwargs)
+
+
+def write_json_atomic(path: str | os.PathLike, data: Any, indent: int | None = None) -> None:
+    """Write JSON so that a reader never sees half a file, even if we are killed mid-write."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=str(path.parent))
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, indent=indent, allow_nan=False, default=str)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+class JsonMixin:
+    """``to_json``/``from_json``/``save``/``load`` for a frozen dataclass."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return to_dict(self)
+
+    @classmethod
+    def from_dict(cls: type[T], data: dict[str, Any]) -> T:
+        return from_dict(cls, data)
+
+    def to_json(self, indent: int | None = None) -> str:
+        return json.dumps(self.to_dict(), indent=indent, allow_nan=False, default=str)
+
+    @classmethod
+    def from_json(cls: type[T], text: str) -> T:
+        return from_dict(cls, json.loads(text))
+
+    def save(self, path: str | os.PathLike, indent: int | None = None) -> None:
+        write_json_atomic(path, self.to_dict(), indent=indent)
+
+    @classmethod
+    def load(cls: type[T], path: str | os.PathLike) -> T:
+        with open(path, encoding="utf-8") as fh:
+            return from_dict(cls, json.load(fh))
