@@ -239,7 +239,7 @@ def test_nvml_fake_values_units_and_unsupported_calls():
 @pytest.mark.parametrize(
     "fake, expected",
     [
-        (FakePynvml([], init_error=NVMLError(NVML_ERROR_LIBRARY_NOT_FOUND)), "was not found"),
+        (FakePynvml([], init_error=NVMLError(NVML_ERROR_LIBRARY_NOT_FOUND)), "could not be loaded"),
         (FakePynvml([]), "found no NVIDIA GPU"),
     ],
     ids=["no-driver", "no-gpu"],

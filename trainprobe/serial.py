@@ -96,6 +96,7 @@ def write_json_atomic(path: str | os.PathLike, data: Any, indent: int | None = N
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=str(path.parent))
     try:
+        os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes 0600; a record is an ordinary file
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             json.dump(data, fh, indent=indent, allow_nan=False, default=str)
             fh.flush()
@@ -107,6 +108,12 @@ def write_json_atomic(path: str | os.PathLike, data: Any, indent: int | None = N
         except OSError:
             pass
         raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 class JsonMixin:

@@ -15,6 +15,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
 from dataclasses import dataclass
@@ -36,7 +37,43 @@ PROBE = """<script>
   var consoleError = console.error;
   console.error = function () { errors.push("console: " + Array.prototype.join.call(arguments, " ")); consoleError.apply(console, arguments); };
   window.alert = function (m) { errors.push("alert: " + m); };
+  function bottoms(selectors) {
+    var out = {};
+    selectors.forEach(function (s) {
+      var el = document.querySelector(s);
+      out[s] = el ? el.getBoundingClientRect().bottom + window.scrollY : null;
+    });
+    return out;
+  }
+  var clicked = {};
+  function press() {
+    /* Use the page's buttons as a reader would: copy, unfold, download. */
+    var copy = document.querySelector("button[data-copy]");
+    if (copy) { copy.click(); }
+    var more = document.querySelector("button[data-more]");
+    if (more) {
+      var table = more.previousElementSibling;
+      more.click();
+      var row = table && table.querySelector("tr.more");
+      clicked.more_visible = row ? getComputedStyle(row).display !== "none" : null;
+    }
+    var download = document.getElementById("download-record");
+    if (download) {
+      /* Catch the download link the page builds instead of saving a file (a real
+         download can keep headless Chromium from exiting). */
+      var realClick = HTMLAnchorElement.prototype.click;
+      HTMLAnchorElement.prototype.click = function () {
+        if (this.hasAttribute("download")) {
+          clicked.download = { name: this.getAttribute("download"), href: this.href.slice(0, 5) };
+        } else { realClick.call(this); }
+      };
+      download.click();
+      HTMLAnchorElement.prototype.click = realClick;
+    }
+    setTimeout(function () { clicked.copy_label = copy ? copy.textContent : null; }, 100);
+  }
   window.addEventListener("load", function () {
+    setTimeout(press, 10);
     setTimeout(function () {
       var record = null, recordError = null;
       try { record = JSON.parse(document.getElementById("run-record").textContent); }
@@ -52,10 +89,12 @@ PROBE = """<script>
         svgs: document.querySelectorAll("svg.chart").length,
         record_error: recordError,
         record_exception: record && record.outcome ? record.outcome.exception_message : null,
-        record_script: record && record.invocation ? record.invocation.script : null
+        record_script: record && record.invocation ? record.invocation.script : null,
+        clicked: clicked,
+        bottoms: bottoms([".headline", ".hero svg", ".hero-note", ".banner", "#outcome .traceback", ".verdict .unavailable"])
       });
       document.body.appendChild(out);
-    }, 50);
+    }, 400);
   });
 })();
 </script>"""
@@ -82,23 +121,37 @@ def find_chromium() -> Optional[str]:
     return None
 
 
-def _run(args: list[str], timeout: float) -> subprocess.CompletedProcess:
+def _run(args: list[str], timeout: float, attempts: int = 2) -> subprocess.CompletedProcess:
+    """Run Chromium once more if it hangs: on a loaded machine headless start-up sometimes stalls."""
     chromium = find_chromium()
     if chromium is None:
         raise FileNotFoundError("chromium not found")
-    with tempfile.TemporaryDirectory(prefix="tp-chromium-") as profile:
-        return subprocess.run([chromium, *FLAGS, f"--user-data-dir={profile}", *args],
-                              capture_output=True, text=True, timeout=timeout)
+    for attempt in range(attempts):
+        with tempfile.TemporaryDirectory(prefix="tp-chromium-") as profile:
+            # its own process group, so a hung browser is ended with all its helper processes
+            proc = subprocess.Popen([chromium, *FLAGS, f"--user-data-dir={profile}", *args],
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                    start_new_session=True)
+            try:
+                out, err = proc.communicate(timeout=timeout)
+                return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.communicate()
+                if attempt == attempts - 1:
+                    raise
+    raise AssertionError("unreachable")
 
 
-def load_report(path: Path, timeout: float = 90) -> PageResult:
+def load_report(path: Path, timeout: float = 90, width: int = 1280, height: int = 800) -> PageResult:
     """Open ``path`` (a copy with the probe injected) and return what happened."""
     html = Path(path).read_text(encoding="utf-8")
     probed = html.replace("<head>", "<head>" + PROBE, 1)
     with tempfile.TemporaryDirectory(prefix="tp-page-") as folder:
         page = Path(folder) / Path(path).name
         page.write_text(probed, encoding="utf-8")
-        proc = _run(["--enable-logging=stderr", "--v=0", "--virtual-time-budget=5000", "--dump-dom",
+        proc = _run([f"--window-size={width},{height}", "--enable-logging=stderr", "--v=0",
+                     "--virtual-time-budget=5000", "--dump-dom",
                      page.as_uri()], timeout)
     m = re.search(r'<pre id="__probe_result">(.*?)</pre>', proc.stdout, re.S)
     if not m:

@@ -23,16 +23,26 @@ def fact_context(facts: dict[str, object]) -> dict[str, Any]:
             for name in FACT_CATALOG}
 
 
-def _gain(rule: Rule, context: dict[str, Any], step_time: Optional[float]) -> Gain:
-    if rule.gain is None:
-        return Gain()
+def _number(expression, context: dict[str, Any]) -> Optional[float]:
+    """An expression's value as a float; None when missing, not a number or dividing by 0."""
+    if expression is None:
+        return None
     try:
-        value = rule.gain.evaluate(context)
+        value = expression.evaluate(context)
     except ZeroDivisionError:
+        return None
+    if isinstance(value, (Missing, bool)) or not isinstance(value, (int, float)):
+        return None
+    return float(value)
+
+
+def _gain(rule: Rule, context: dict[str, Any], median: Optional[float]) -> Gain:
+    """Seconds per step recovered, and the speed-up over the step time they are part of."""
+    value = _number(rule.gain, context)
+    if value is None:
         return Gain()
-    if isinstance(value, Missing) or value is None or isinstance(value, bool):
-        return Gain()
-    seconds = max(0.0, float(value))
+    step_time = _number(rule.gain_base, context) if rule.gain_base else median
+    seconds = max(0.0, value)
     if step_time:
         seconds = min(seconds, step_time * 0.95)  # no fix makes a step free
     speedup = step_time / (step_time - seconds) if step_time and seconds > 0 else None
@@ -60,6 +70,8 @@ def _evidence(rule: Rule, facts: dict[str, object], context: dict[str, Any]
               ) -> tuple[Evidence, ...]:
     out = []
     for spec in rule.evidence:
+        if facts.get(spec.fact) is None:
+            continue  # a number this run could not measure is no evidence
         unit = FACT_CATALOG[spec.fact].unit
         threshold = spec.threshold.render(context) if spec.threshold else None
         out.append(Evidence(label=spec.label, value=format_value(facts.get(spec.fact), unit),
@@ -71,6 +83,8 @@ def evaluate_rule(rule: Rule, facts: dict[str, object]) -> Optional[Finding]:
     """The rule's Finding when its condition holds; raises RuleRuntimeError when it breaks."""
     if rule.gpu_only and not facts.get("cuda_used"):
         return None
+    if not rule.without_steps and not facts.get("steady_steps"):
+        return None  # the script ended before training: only settings rules speak
     context = fact_context(facts)
     context["opt"] = dict(rule.options)
     try:

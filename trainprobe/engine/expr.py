@@ -23,6 +23,7 @@ from jinja2.meta import find_undeclared_variables
 from jinja2.parser import Parser
 from jinja2.runtime import Undefined
 from jinja2.sandbox import SandboxedEnvironment
+from jinja2.utils import missing
 
 from . import formats
 
@@ -37,7 +38,7 @@ class Missing(Undefined):
 
     __slots__ = ()
 
-    def __init__(self, hint=None, obj=None, name=None, exc=UndefinedError):  # noqa: D107
+    def __init__(self, hint=None, obj=missing, name=None, exc=UndefinedError):  # noqa: D107
         if exc is not UndefinedError:  # the sandbox refusing an unsafe attribute
             raise exc(hint or f"access to attribute {name!r} is not allowed")
         super().__init__(hint, obj, name, exc)
@@ -127,6 +128,7 @@ ENV = _RuleEnvironment(autoescape=False, undefined=Missing, trim_blocks=True,
                        lstrip_blocks=True, keep_trailing_newline=False)
 ENV.globals.clear()
 ENV.globals.update(HELPERS)
+ENV.filters.pop("attr", None)  # rules read facts, not attributes by name
 ENV.filters.update(formats.FILTERS)
 
 

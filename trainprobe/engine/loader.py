@@ -91,13 +91,13 @@ class _Builder:
         return None
 
     def check_keys(self) -> None:
-        for key in REQUIRED_KEYS:
-            if key not in self.data:
-                self.fail(f"missing required key {key!r}")
         for key in self.data:
             if key not in REQUIRED_KEYS + OPTIONAL_KEYS:
                 self.fail(f"unknown key {key!r} (known: {', '.join(REQUIRED_KEYS + OPTIONAL_KEYS)})",
                           key)
+        for key in REQUIRED_KEYS:
+            if key not in self.data:
+                self.fail(f"missing required key {key!r}")
         rule_id = self.data["id"]
         if not isinstance(rule_id, str) or not _ID.match(rule_id):
             self.fail("id must be lowercase words joined by '-'", "id")
@@ -171,14 +171,33 @@ class _Builder:
             advice=self.template("advice"), docs=self.docs(), source=str(self.path),
             snippet=self.template("snippet") if d.get("snippet") else None,
             gain=self.expression("gain", self.text_value("gain")) if gain else None,
+            gain_base=(self.expression("gain_base", self.text_value("gain_base"))
+                       if d.get("gain_base") else None),
             fix_id=self.template("fix_id") if d.get("fix_id") else None, severity_when=self.severity_when(),
             options=dict(self.options), evidence=self.evidence(),
-            gpu_only=bool(d.get("gpu_only", False)), line=_key_line(self.text, "condition"),
+            gpu_only=bool(d.get("gpu_only", False)),
+            without_steps=bool(d.get("without_steps", False)), line=_key_line(self.text, "condition"),
         )
+
+
+# Compiling a rule's templates takes milliseconds; a process that diagnoses many records
+# (tests, `trainprobe report` over a folder) reuses them while the file is unchanged.
+_CACHE: dict[tuple[str, int, int], Rule] = {}
 
 
 def load_rule_file(path: Path) -> Rule:
     """Parse and check one rule file; raises RuleFileError ("path:line: problem")."""
+    try:
+        stat = path.stat()
+    except OSError as exc:
+        raise RuleFileError(path, 1, f"cannot read the file: {exc}") from exc
+    key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
+    if key not in _CACHE:
+        _CACHE[key] = _load_rule_file(path)
+    return _CACHE[key]
+
+
+def _load_rule_file(path: Path) -> Rule:
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:

@@ -13,8 +13,8 @@ __all__ = ["Rule", "EvidenceSpec", "REQUIRED_KEYS", "OPTIONAL_KEYS", "DOC_SECTIO
 
 REQUIRED_KEYS = ("id", "name", "category", "severity", "condition", "title", "message",
                  "advice", "docs")
-OPTIONAL_KEYS = ("snippet", "gain", "fix_id", "severity_when", "options", "evidence",
-                 "gpu_only")
+OPTIONAL_KEYS = ("snippet", "gain", "gain_base", "fix_id", "severity_when", "options", "evidence",
+                 "gpu_only", "without_steps")
 DOC_SECTIONS = ("what", "why", "evidence", "fix", "options", "references")
 
 # Names templates may use besides facts and options: the gain, once computed.
@@ -41,10 +41,12 @@ class Rule:
     docs: RuleDocs
     source: str  # the rule file
     snippet: Optional[Template] = None
-    gain: Optional[Expression] = None
+    gain: Optional[Expression] = None  # seconds per step the fix recovers
+    gain_base: Optional[Expression] = None  # the step time the gain is part of (default: median)
     fix_id: Optional[Template] = None  # a template: the fix may depend on the facts
     severity_when: tuple[tuple[str, Expression], ...] = ()  # checked in order, first true wins
     options: dict[str, Any] = field(default_factory=dict)
     evidence: tuple[EvidenceSpec, ...] = ()
     gpu_only: bool = False  # never fires on a run that did not use CUDA
+    without_steps: bool = False  # may fire on a run with no measured step (settings, OOM)
     line: int = 1  # line of the condition, for errors at evaluation time

@@ -15,10 +15,13 @@ that they add up to the step:
 memory and communication have no share of the split: they come from findings
 (an OOM, DataParallel) only.
 
-The verdict's category is the top-ranked warning (or critical) finding that
-recovers at least 5% of the step, or a memory/communication one; without such
-a finding, a class holding half the step or more; otherwise compute, the good
-case ("the device is busy").
+The verdict's category is that of the top-ranked warning (or critical) finding
+that recovers at least 5% of the steady step, or of a communication warning
+(DataParallel) or critical memory finding (an OOM), which have no time share.
+Findings outside the steady steps (validation without no_grad) or about
+quality (no LR schedule) do not name it. Without such a finding, a class
+holding half the step or more names it; otherwise compute, the good case
+("the device is busy").
 """
 
 from __future__ import annotations
@@ -26,19 +29,16 @@ from __future__ import annotations
 from typing import Optional
 
 from ..diagnosis import CATEGORIES, SEVERITIES, Finding, Verdict
-from .formats import pct
+from .formats import pct, times
 
-__all__ = ["breakdown", "rank_findings", "make_verdict", "CATEGORY_LABELS"]
+__all__ = ["breakdown", "rank_findings", "make_verdict"]
 
-CATEGORY_LABELS = {
-    "input": "Input-bound",
-    "host": "Host-bound",
-    "launch": "Launch-bound",
-    "sync": "Sync-bound",
-    "copy": "Copy-bound",
-    "compute": "Compute-bound",
-    "memory": "Memory-limited",
-    "communication": "Communication-bound",
+_SHARE_TEXT = {
+    "input": "spent waiting for data",
+    "copy": "spent copying to the device",
+    "host": "the loop's own code",
+    "sync": "spent waiting in host-device syncs",
+    "launch": "spent launching kernels while the GPU idles",
 }
 
 _DOMINANT = 0.5  # a class this large names the verdict even without a finding
@@ -101,19 +101,25 @@ def _no_steps_headline(facts: dict[str, object]) -> str:
 
 def _compute_headline(facts: dict[str, object]) -> str:
     if facts.get("cuda_used"):
-        return ("Compute-bound: the GPU is busy with the model's math (the good case); "
+        return ("The GPU is busy with the model's math (the good case): "
                 "no significant bottleneck found.")
-    return ("Compute-bound on the CPU: the CPU is busy with the model's math; "
-            "no significant bottleneck found in the training loop.")
+    return ("The CPU is busy with the model's math: no significant bottleneck found "
+            "in the training loop.")
+
+
+def _sentence(text: str) -> str:
+    text = text.strip()
+    return (text[:1].upper() + text[1:]).rstrip(".") + "." if text else text
 
 
 def _primary(ranked: list[Finding], step_time: object) -> Optional[Finding]:
     """The finding that names the bottleneck: a warning or worse that recovers at least
-    ``_SIGNIFICANT`` of the step, or one about memory or communication (no time share)."""
+    ``_SIGNIFICANT`` of the steady step; without a time gain, a communication warning
+    (DataParallel) or a critical memory finding (an OOM)."""
     for f in ranked:
         if f.severity == "info" or f.category not in CATEGORIES:
             continue
-        if f.category in ("memory", "communication"):
+        if f.category == "communication" or (f.category == "memory" and f.severity == "critical"):
             return f
         gain = f.gain.seconds_per_step or 0.0
         if isinstance(step_time, (int, float)) and step_time > 0 and gain / step_time >= _SIGNIFICANT:
@@ -132,14 +138,19 @@ def make_verdict(facts: dict[str, object], ranked: list[Finding]) -> Verdict:
         return Verdict(category="unknown", headline=_no_steps_headline(facts),
                        primary_finding=memory.id if memory else None, **common)
     if top is not None:
-        headline = f"{CATEGORY_LABELS[top.category]}: {top.title}"
-        if top.gain.text:
-            headline += f" (fix: {top.gain.text})"
+        headline = _sentence(top.title)
+        if top.gain.speedup and top.gain.speedup >= 1.05:
+            headline += f" Fixing it could make steps about {times(top.gain.speedup)} faster."
         return Verdict(category=top.category, headline=headline, primary_finding=top.id,
                        **common)
     largest = max((c for c in split if c != "compute"), key=split.get, default=None)
     if largest and split[largest] >= _DOMINANT:
-        headline = (f"{CATEGORY_LABELS[largest]}: {pct(split[largest])} of the step is "
-                    f"{largest}, but no rule found a specific cause.")
+        headline = (f"{pct(split[largest])} of the step is {_SHARE_TEXT[largest]}, "
+                    f"but no rule found a specific cause.")
         return Verdict(category=largest, headline=headline, **common)
-    return Verdict(category="compute", headline=_compute_headline(facts), **common)
+    headline = _compute_headline(facts)
+    minor = sum(1 for f in ranked if f.severity != "info")
+    if minor:
+        headline += (f" {minor} smaller finding{'s' if minor > 1 else ''} below "
+                     f"would each save less than {pct(_SIGNIFICANT)} of a step.")
+    return Verdict(category="compute", headline=headline, **common)

@@ -7,6 +7,8 @@ from typing import Optional
 from ..record import GpuInfo, GpuSeries, RunRecord
 from ._stats import clean, in_window, median, percentile, ratio, steady_window
 
+__all__ = ["FAMILY", "FACTS", "compute"]
+
 FAMILY = "gpu"
 
 FACTS = {

@@ -5,6 +5,8 @@ from __future__ import annotations
 from ..record import RunRecord
 from ._stats import clean, in_window, mean, ratio, steady_window
 
+__all__ = ["FAMILY", "FACTS", "compute"]
+
 FAMILY = "host"
 
 FACTS = {

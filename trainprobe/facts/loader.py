@@ -7,6 +7,8 @@ from typing import Optional
 from ..record import LoaderSettings, RunRecord
 from ._stats import mean, ratio, steady_window, in_window
 
+__all__ = ["FAMILY", "FACTS", "compute", "training_loader", "suggest_num_workers"]
+
 FAMILY = "input"
 
 FACTS = {

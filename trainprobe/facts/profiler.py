@@ -5,6 +5,8 @@ from __future__ import annotations
 from ..record import RunRecord
 from ._stats import median, ratio
 
+__all__ = ["FAMILY", "FACTS", "compute"]
+
 FAMILY = "ops"
 
 FACTS = {
@@ -23,7 +25,8 @@ FACTS = {
     "gpu_idle_share": ("share", "Share of the profiled window with no kernel running."),
     "syncs_per_step": ("per_step", "Host-device syncs per step (.item(), .cpu(), .tolist(), "
                        "synchronize)."),
-    "item_calls_per_step": ("per_step", ".item()/.tolist()/.cpu() style calls per step, counted on "
+    "item_calls_per_step": ("per_step", "Sync calls per step made by the loop (.item(), .tolist(), "
+                            "bool(tensor), synchronize), not inside optimizer.step(); counted on "
                             "CPU-only runs too."),
     "sync_time_per_step": ("s", "Seconds per step the CPU waited in syncs."),
     "sync_share": ("share", "sync_time_per_step over the median step."),
@@ -35,24 +38,25 @@ FACTS = {
     "cpu_tensor_creations_per_step": ("per_step", "torch.tensor(...)-style creations from Python "
                                       "data per step (aten::lift_fresh)."),
     "matmul_conv_share": ("share", "Matmul/convolution share of op time (device, or CPU)."),
-    "fp32_matmul_conv_share": ("share", "fp32 matmul/convolution share of op time."),
+    "fp32_matmul_conv_share": ("share", "fp32 matmul/convolution share of op time (all of it when "
+                               "no autocast ran and the parameters are float32)."),
     "conv_ops": ("count", "Convolution ops seen in the window."),
     "peak_memory_allocated": ("bytes", "Peak CUDA memory allocated by tensors."),
 }
 
-_SYNC_NAMES = ("aten::item", "aten::_local_scalar_dense", "item", "cpu", "tolist",
-               "aten::tolist", "cudaStreamSynchronize", "cudaDeviceSynchronize")
 _CREATION_OPS = ("aten::lift_fresh", "aten::scalar_tensor")
 
 
 def _item_calls(record: RunRecord) -> object:
+    """Sync calls the loop makes, without those inside optimizer.step().
+
+    Adam-style optimizers call ``.item()`` on their CPU step counters once per
+    parameter; those never wait for a GPU. The probe files them under keys
+    that mention "optimizer" (e.g. "item/tolist (optimizer)"), left out here.
+    """
     prof = record.profiler
     if prof.sync_calls:
-        # aten::item calls aten::_local_scalar_dense: count the outer name once.
-        names = {k: v for k, v in prof.sync_calls.items() if k in _SYNC_NAMES}
-        if "aten::item" in names:
-            names.pop("aten::_local_scalar_dense", None)
-        return sum(names.values())
+        return sum(v for k, v in prof.sync_calls.items() if "optimizer" not in k.lower())
     return prof.syncs_per_step
 
 
@@ -62,6 +66,24 @@ def _creations(record: RunRecord) -> object:
         return None
     calls = sum(op.calls for op in prof.top_cpu_ops if op.name in _CREATION_OPS)
     return calls / prof.steps
+
+
+def _fp32_share(record: RunRecord) -> object:
+    """The probe's fp32 matmul/conv share; without it, all matmul/conv time counts as fp32
+    when no forward ran under autocast and the model's parameters are all float32."""
+    prof = record.profiler
+    if prof.fp32_matmul_conv_share is not None:
+        return prof.fp32_matmul_conv_share
+    s = record.settings
+    dtypes = {d for m in s.models for d in m.dtypes}
+    if s.autocast_forwards == 0 and dtypes == {"float32"}:
+        return prof.matmul_conv_share
+    return None
+
+
+def _at_most_one(share: object) -> object:
+    # Pageable copies with an unknown size count as one byte each; keep the share a share.
+    return None if share is None else min(1.0, share)  # type: ignore[call-overload]
 
 
 def compute(record: RunRecord) -> dict[str, object]:
@@ -93,10 +115,11 @@ def compute(record: RunRecord) -> dict[str, object]:
         "h2d_copies_per_step": prof.h2d_copies_per_step,
         "h2d_bytes_per_step": prof.h2d_bytes_per_step,
         "h2d_pageable_bytes_per_step": prof.h2d_pageable_bytes_per_step,
-        "h2d_pageable_share": ratio(prof.h2d_pageable_bytes_per_step, prof.h2d_bytes_per_step),
+        "h2d_pageable_share": _at_most_one(ratio(prof.h2d_pageable_bytes_per_step,
+                                                 prof.h2d_bytes_per_step)),
         "cpu_tensor_creations_per_step": _creations(record),
         "matmul_conv_share": prof.matmul_conv_share,
-        "fp32_matmul_conv_share": prof.fp32_matmul_conv_share,
+        "fp32_matmul_conv_share": _fp32_share(record),
         "conv_ops": prof.conv_ops,
         "peak_memory_allocated": prof.peak_memory_allocated,
     }

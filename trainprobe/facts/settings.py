@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from ..record import RunRecord
 
+__all__ = ["FAMILY", "FACTS", "compute"]
+
 FAMILY = "settings"
 
 FACTS = {

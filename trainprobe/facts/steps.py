@@ -5,6 +5,8 @@ from __future__ import annotations
 from ..record import RunRecord, Step
 from ._stats import mean, median, percentile, ratio
 
+__all__ = ["FAMILY", "FACTS", "compute"]
+
 FAMILY = "steps"
 
 FACTS = {

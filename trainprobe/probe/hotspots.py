@@ -38,7 +38,7 @@ def categorize(path: str, function: str) -> str:
 
 
 def _is_user(path: str, user_dirs: tuple[str, ...]) -> bool:
-    if not path or path.startswith("<") or "site-packages" in path or "/lib/python" in path:
+    if not path or path == "~" or path.startswith("<") or "site-packages" in path or "/lib/python" in path:
         return False
     full = os.path.abspath(path)
     return any(full.startswith(d.rstrip(os.sep) + os.sep) for d in user_dirs)
@@ -57,7 +57,7 @@ def _rows(stats: pstats.Stats, user_dirs: tuple[str, ...]) -> list[FuncStat]:
                 self_time=tottime,
                 cumulative=cumtime,
                 user_code=_is_user(path, user_dirs),
-                category=categorize(path, name),
+                category="dataset" if _is_user(path, user_dirs) else categorize(path, name),
             )
         )
     return rows

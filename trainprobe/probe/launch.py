@@ -42,6 +42,7 @@ class ProbeOptions:
     fixes: dict = field(default_factory=dict)
     python: str = sys.executable
     data_paths: tuple[str, ...] = ()
+    child_output: Optional[Path] = None  # send the script's stdout/stderr here instead of the terminal
 
 
 @dataclass(frozen=True)
@@ -229,7 +230,14 @@ def run_probe(target: Sequence[str], options: ProbeOptions,
     invocation = _invocation(target, options, t0)
     script_dir = os.path.dirname(invocation.script) if invocation.script else os.getcwd()
     user_dirs = tuple({script_dir, os.getcwd()})
-    proc = subprocess.Popen([options.python, "-c", BOOTSTRAP, package_parent], env=env)
+    output = open(options.child_output, "ab") if options.child_output else None
+    try:
+        proc = subprocess.Popen([options.python, "-c", BOOTSTRAP, package_parent], env=env,
+                                stdout=output, stderr=subprocess.STDOUT if output else None,
+                                stdin=subprocess.DEVNULL if output else None)
+    finally:
+        if output is not None:
+            output.close()  # the child holds its own copy
     sampling = start_sampling(proc.pid, t0, options.interval)
 
     interrupted = {"count": 0}

@@ -9,10 +9,15 @@ frames, so the user reads only their code.
 
 from __future__ import annotations
 
+import builtins
+import importlib.machinery
+import io
 import os
 import runpy
 import sys
 import traceback
+import types
+import zipfile
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
@@ -93,9 +98,35 @@ def _run(target: Target) -> None:
         runpy.run_module(target.module, run_name="__main__", alter_sys=True)
     else:
         script = target.script or ""
+        full = os.path.abspath(script)  # python gives __main__ an absolute __file__ (3.9+)
+        sys.path[0] = os.path.dirname(full)
         sys.argv = [script, *target.args]
-        sys.path[0] = os.path.dirname(os.path.abspath(script))
-        runpy.run_path(script, run_name="__main__")
+        if os.path.isfile(full) and not zipfile.is_zipfile(full):
+            _exec_as_main(full)
+        else:  # a folder or zip with __main__.py: runpy knows those layouts
+            runpy.run_path(script, run_name="__main__")
+
+
+def _exec_as_main(path: str) -> None:
+    """Execute a source file as the ``__main__`` module, the way the interpreter does.
+
+    Not ``runpy.run_path``: it rewrites ``sys.argv[0]`` to the path it is
+    given, and it must be given the absolute path for ``__file__`` to match.
+    The module replaces ``sys.modules["__main__"]`` so that pickling classes
+    defined in the script (DataLoader workers under spawn) finds them, and so
+    that spawn re-runs the script itself in each worker.
+    """
+    module = types.ModuleType("__main__")
+    module.__file__ = path
+    module.__cached__ = None
+    module.__loader__ = importlib.machinery.SourceFileLoader("__main__", path)
+    module.__spec__ = None
+    module.__builtins__ = builtins
+    sys.modules["__main__"] = module
+    with io.open_code(path) as fh:
+        source = fh.read()
+    code = compile(source, path, "exec", dont_inherit=True)
+    exec(code, module.__dict__)
 
 
 def run_target(target: Target) -> RunResult:

@@ -87,6 +87,7 @@ class Registry:
         if entry is None or entry.ref() is not loader:
             entry = LoaderEntry(weakref.ref(loader), len(self.loaders))
             self.loaders[id(loader)] = entry
+            _loader_settings(entry)  # read now: the loader may be gone by the next reading
         return entry
 
     def optimizer_step(self, optimizer: Any) -> None:
@@ -104,7 +105,8 @@ class Registry:
 
     def model_call(self, module: Any, training: bool, grad: bool, first_input: Any) -> None:
         entry = self.models.get(id(module))
-        if entry is None or entry.ref() is not module:
+        new = entry is None or entry.ref() is not module
+        if new:
             entry = ModelEntry(weakref.ref(module))
             self.models[id(module)] = entry
         entry.calls += 1
@@ -120,6 +122,8 @@ class Registry:
                 entry.shapes.append(shape)
         if isinstance(first_input, torch.Tensor):
             self.devices_used.add(first_input.device.type)
+        if new:
+            _model_info(entry)  # read now: the model may be gone by the next reading
 
 
 def _loader_settings(entry: LoaderEntry) -> Optional[LoaderSettings]:

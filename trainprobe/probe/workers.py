@@ -126,7 +126,7 @@ def install_fetch_timing(out_dir: str, t0: float, worker_id: int, loader_id: int
 
 def flush_stats() -> None:
     stats = _state.get("stats")
-    if not stats or _state.get("pid") != os.getpid():
+    if not stats or _state.get("pid") != os.getpid() or not stats["batches"]:
         return
     _state["last_flush"] = time.monotonic()
     path = os.path.join(_state["dir"], f"{os.getpid()}.jsonl")

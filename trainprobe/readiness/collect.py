@@ -14,18 +14,17 @@ import os
 import subprocess
 import sys
 import time
-from typing import Any, Callable, Optional
+from typing import Any, Optional
 
 from .. import __version__
 from ..machine import (collect_environment, get_cuda_driver_version, get_gpu_throttle_reasons,
                        get_user_name, load_nvml)
 from ..record import Availability
-from .bench import RESULT_TAG
 from .expect import Expectations
 from .fmt import fmt_rate
 from .grade import grade_all, verdict_of
 from .items import ITEM_TITLES, QUICK_ITEMS
-from .model import CheckResult, MachineFacts, Measurement, TorchFacts
+from .model import RESULT_TAG, CheckResult, MachineFacts, Measurement, TorchFacts
 from .progress import Progress
 
 __all__ = ["collect_facts", "collect_torch_facts", "run_bench", "run_benchmarks", "run_check",
@@ -109,6 +108,9 @@ def run_benchmarks(facts: MachineFacts, progress: Progress) -> list[Measurement]
     out = []
     for key, name, args, needs_gpu, needs_data, timeout, unit in _BENCHES:
         title = ITEM_TITLES[key]
+        if name in ("matmul_cpu", "matmul_gpu", "h2d", "train") and not facts.torch.availability.available:
+            out.append(Measurement(key=key, title=title, skipped=True, reason="needs torch (not importable)"))
+            continue
         if needs_gpu and not facts.torch.cuda_available:
             out.append(Measurement(key=key, title=title, skipped=True,
                                    reason="needs a GPU visible to torch (none)"))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-__all__ = ["gib", "fmt_bytes", "fmt_rate", "COULD_NOT_COLLECT"]
+__all__ = ["GIB", "gib", "fmt_bytes", "fmt_rate", "COULD_NOT_COLLECT"]
 
 COULD_NOT_COLLECT = "Could not collect"
 GIB = 1024 ** 3

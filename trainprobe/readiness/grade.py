@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Callable, Optional
 
 from .expect import REQUIREMENT_ITEMS, Expectations, parse_version
-from .fmt import COULD_NOT_COLLECT, GIB, fmt_bytes, fmt_rate
+from .fmt import COULD_NOT_COLLECT, GIB
 from .items import ITEM_TITLES
 from .model import (EXIT_CODES, FAIL, NOT_READY, PASS, READY, SKIP, WARN, WARNINGS,
                     Grade, MachineFacts, Measurement)
@@ -157,7 +157,7 @@ def grade_gpu(m, ex, f, req):  # type: ignore[no-untyped-def]
     threshold = "a CUDA GPU visible to torch and NVML" + (" (course)" if ex.gpu else "")
     if not m.value:
         why = (m.reason or "").replace("GPU metrics unavailable: ", "")
-        note = "no NVIDIA GPU visible: training will run on the CPU, 10-100x slower" + (f" ({why})" if why else "")
+        note = "no NVIDIA GPU visible: training will run on the CPU, 10-100x slower" + (f". NVML: {why}" if why else "")
         return _g(m, FAIL if ex.gpu else WARN, threshold, note, FIX_GPU, req)
     if d.get("nvml_count") and not d.get("torch_count"):
         why = d.get("cuda_error") or "torch.cuda.is_available() is False"
@@ -213,12 +213,15 @@ def grade_gpu_clocks(m, ex, f, req):  # type: ignore[no-untyped-def]
     for g in m.details.get("gpus", []):
         bits = g.get("throttle_reasons") or 0
         slow += [f"GPU {g['index']}: {name}" for bit, name in SLOWDOWN_BITS.items() if bits & bit]
+    notes, fixes = [], []
     if slow:
-        return _g(m, WARN, threshold, "the GPU is slowing itself down now: " + "; ".join(slow),
-                  "check cooling and airflow (`nvidia-smi -q -d PERFORMANCE,TEMPERATURE`)", req)
+        notes.append("the GPU is slowing itself down now: " + "; ".join(slow))
+        fixes.append("check cooling and airflow (`nvidia-smi -q -d PERFORMANCE,TEMPERATURE`)")
     if m.value is not None and m.value < DEFAULTS["power_cap_share"]:
-        return _g(m, WARN, threshold, "the power limit is set below the GPU's maximum: it will run slower",
-                  "ask the administrator to raise it: `sudo nvidia-smi -pl <watts>`", req)
+        notes.append("the power limit is set below the GPU's maximum: it will run slower")
+        fixes.append("ask the administrator to raise it: `sudo nvidia-smi -pl <watts>`")
+    if notes:
+        return _g(m, WARN, threshold, "; ".join(notes), "; ".join(fixes), req)
     return _g(m, PASS, threshold, required=req)
 
 

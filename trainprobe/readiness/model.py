@@ -17,7 +17,7 @@ __all__ = [
     "PASS", "WARN", "FAIL", "SKIP", "STATUSES",
     "READY", "WARNINGS", "NOT_READY", "EXIT_CODES", "VERDICT_TEXT",
     "TorchDevice", "TorchFacts", "MachineFacts", "Measurement", "Grade", "CheckResult",
-    "CHECK_KIND", "CHECK_SCHEMA_VERSION",
+    "CHECK_KIND", "CHECK_SCHEMA_VERSION", "RESULT_TAG",
 ]
 
 PASS, WARN, FAIL, SKIP = "pass", "warn", "fail", "skip"
@@ -26,6 +26,8 @@ STATUSES = (FAIL, WARN, PASS, SKIP)  # worst first
 READY, WARNINGS, NOT_READY = "ready", "warnings", "not_ready"
 EXIT_CODES = {READY: 0, WARNINGS: 1, NOT_READY: 2}
 VERDICT_TEXT = {READY: "Ready", WARNINGS: "Ready with warnings", NOT_READY: "Not ready"}
+
+RESULT_TAG = "TRAINPROBE_RESULT "  # prefixes a child measurement's JSON line (see bench.py)
 
 CHECK_KIND = "trainprobe-check"
 CHECK_SCHEMA_VERSION = 1

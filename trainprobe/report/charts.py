@@ -148,20 +148,22 @@ def timeline(
     series = [(ln, *downsample(ln.t, ln.y, max_points)) for ln in lines]
     peak = max([v for _, _, ys in series for v in ys if v is not None]
                + [v for v, _ in limits] + [0.0])
-    top = y_max if y_max is not None else _axis_top(peak)
+    # 4% headroom keeps a line that sits on a limit (all cores busy) visible under the frame
+    top = y_max if y_max is not None else _axis_top(peak * 1.04)
     f = _Frame(t_range[0], t_range[1], 0.0, top, height)
     out = [f'<svg class="chart" viewBox="0 0 {WIDTH} {height}" role="img" '
            f'aria-label="{escape(label)}" xmlns="http://www.w3.org/2000/svg">']
     out += _bands(f, bands)
     out += _grid(f, y_format)
     out += _step_ticks(f, step_starts)
+    for value, _ in limits:  # under the data, so a series running at its limit stays visible
+        y = f.y(value)
+        out.append(f'<line x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{y:.1f}" y2="{y:.1f}" class="limit"/>')
     for ln, ts, ys in series:
         out += _line(f, ln, ts, ys)
     for value, text in limits:
-        y = f.y(value)
-        out.append(f'<line x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{y:.1f}" y2="{y:.1f}" '
-                   f'class="limit"/><text x="{WIDTH - RIGHT - 4}" y="{y + 13:.1f}" '
-                   f'text-anchor="end" class="limit-label">{escape(text)}</text>')
+        out.append(f'<text x="{WIDTH - RIGHT - 4}" y="{f.y(value) + 13:.1f}" text-anchor="end" '
+                   f'class="limit-label">{escape(text)}</text>')
     for m in markers:
         x = f.x(m.t)
         out.append(f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{TOP}" y2="{TOP + f.plot_h}" '

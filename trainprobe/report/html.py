@@ -13,6 +13,7 @@ text, never as markup.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import tempfile
@@ -26,21 +27,24 @@ from markupsafe import Markup
 from ..diagnosis import Diagnosis
 from ..record import RunRecord
 from ..resources import templates_dir
-from ..serial import to_dict
 from . import format as fmt
 from .downsample import thin_indices
 from .sections import (breakdown_section, environment_section, findings_section, header_section,
                        hotspots_section, ops_section, outcome_section, settings_section, verdict_section)
 from .timelines import hero_chart, timelines_section
 
-__all__ = ["render_html", "write_html", "embedded_record", "RAW_RECORD_MAX_BYTES", "RAW_SAMPLES_MAX"]
+__all__ = ["render_html", "write_html", "embedded_record", "RAW_RECORD_MAX_BYTES", "RAW_SAMPLES_MAX",
+           "RAW_STEPS_MAX"]
 
 # The raw record is embedded whole while its JSON stays under this size. Past
-# it (long runs: an hour at 10 Hz is tens of MB of samples), the time series
-# inside the embedded copy are thinned to RAW_SAMPLES_MAX rows each, so the
-# report stays a few MB; the full record stays in run.json beside the report.
+# it (long runs: an hour at 10 Hz is ~30 MB of samples and ~5 MB of steps),
+# the embedded copy keeps at most RAW_SAMPLES_MAX rows per time series and
+# RAW_STEPS_MAX steps, with floats cut to RAW_DIGITS significant digits, so
+# the report stays a few MB; the full record stays in run.json.
 RAW_RECORD_MAX_BYTES = 1_500_000
 RAW_SAMPLES_MAX = 1_500
+RAW_STEPS_MAX = 2_000
+RAW_DIGITS = 6
 
 
 @lru_cache(maxsize=4)
@@ -83,9 +87,52 @@ def _thin_series(series: dict[str, Any], max_rows: int) -> tuple[dict[str, Any],
     return out, n
 
 
+_SCALARS = (int, float, str, bool, type(None))
+
+
+def _plain(obj: Any) -> Any:
+    """``serial.to_dict`` with a fast path for long tuples of numbers (the sample series).
+
+    Same output (NaN becomes None); it only avoids a per-number dataclass check,
+    which made an hour-long record take seconds to convert.
+    """
+    if isinstance(obj, (tuple, list)):
+        if all(type(v) in _SCALARS for v in obj):
+            return [None if v != v else v for v in obj]  # v != v: NaN is not JSON
+        return [_plain(v) for v in obj]
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return {f.name: _plain(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+    if isinstance(obj, dict):
+        return {str(k): _plain(v) for k, v in obj.items()}
+    if isinstance(obj, float) and obj != obj:
+        return None
+    return obj
+
+
+def _thin_steps(steps: list[dict[str, Any]], max_steps: int) -> list[dict[str, Any]]:
+    """Every step outside the steady window, and evenly spaced steady ones, up to ``max_steps``."""
+    if len(steps) <= max_steps:
+        return steps
+    special = [i for i, s in enumerate(steps) if s.get("phase") not in ("steady", "after")]
+    rest = [i for i, s in enumerate(steps) if s.get("phase") in ("steady", "after")]
+    room = max(2, max_steps - len(special))
+    keep = set(special) | {rest[i] for i in thin_indices(len(rest), room)}
+    return [steps[i] for i in sorted(keep)]
+
+
+def _round_floats(data: Any, digits: int) -> Any:
+    if isinstance(data, float):
+        return float(f"{data:.{digits}g}")
+    if isinstance(data, list):
+        return [_round_floats(v, digits) for v in data]
+    if isinstance(data, dict):
+        return {k: _round_floats(v, digits) for k, v in data.items()}
+    return data
+
+
 def embedded_record(record: RunRecord, record_path: Optional[Path] = None) -> tuple[dict[str, Any], str]:
     """The record as embedded in the report, and a sentence saying whether it was thinned."""
-    data = to_dict(record)
+    data = _plain(record)
     size = len(json.dumps(data, default=str, separators=(",", ":")))
     if size <= RAW_RECORD_MAX_BYTES:
         return data, f"The complete run record ({fmt.nbytes(size)} of JSON)."
@@ -96,11 +143,14 @@ def embedded_record(record: RunRecord, record_path: Optional[Path] = None) -> tu
         thinned = [_thin_series(s, RAW_SAMPLES_MAX) for s in samples[key]]
         samples[key] = [s for s, _ in thinned]
         counts += [n for _, n in thinned]
+    n_steps = len(data["steps"])
+    data["steps"] = _thin_steps(data["steps"], RAW_STEPS_MAX)
+    data = _round_floats(data, RAW_DIGITS)
+    what = (f"time series thinned to at most {RAW_SAMPLES_MAX:,} rows each (from up to {max(counts):,}), "
+            f"{len(data['steps']):,} of its {n_steps:,} steps kept and numbers cut to {RAW_DIGITS} significant digits")
+    data["report_note"] = f"an abridged copy: {what}, to keep the report small"
     where = f" The full record is {record_path}." if record_path else " The full record is the run.json that trainprobe wrote."
-    data["report_note"] = (f"samples thinned to at most {RAW_SAMPLES_MAX} rows per series "
-                           f"(from up to {max(counts):,}) to keep the report small")
-    return data, (f"The run record ({fmt.nbytes(size)} of JSON) with its time series thinned to at most "
-                  f"{RAW_SAMPLES_MAX:,} rows each (from up to {max(counts):,}) to keep this file small.{where}")
+    return data, f"An abridged copy of the run record ({fmt.nbytes(size)} of JSON in full): {what}, to keep this file small.{where}"
 
 
 def report_context(record: RunRecord, diagnosis: Diagnosis,

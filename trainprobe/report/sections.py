@@ -8,7 +8,9 @@ of rendering empty.
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import statistics
 from datetime import datetime
 from typing import Any, Optional, Sequence
@@ -21,7 +23,7 @@ __all__ = [
     "PHASES", "STATUS_TEXT", "CATEGORY_TEXT", "SEVERITY_RANK",
     "header_section", "outcome_section", "verdict_section", "breakdown_section",
     "rank_findings", "findings_section", "ops_section", "hotspots_section",
-    "environment_section", "settings_section", "gpu_unavailable_reason",
+    "environment_section", "settings_section", "gpu_unavailable_reason", "bare_reason",
 ]
 
 # Step phases in display order: (field, label, colour).
@@ -59,6 +61,9 @@ CATEGORY_TEXT = {
 }
 
 SEVERITY_RANK = {"critical": 2, "warning": 1, "info": 0}
+
+# Rows of a hotspot or op table shown before "more": the rest fold away.
+HOTSPOTS_SHOWN = 12
 
 
 def _mean(xs: Sequence[float]) -> Optional[float]:
@@ -102,7 +107,7 @@ def header_section(record: RunRecord) -> dict[str, Any]:
         "started_at": _when(inv.started_at),
         "version": inv.trainprobe_version,
         "cwd": inv.cwd,
-        "options": sorted((str(k), str(v)) for k, v in inv.options.items()),
+        "options": json.dumps(inv.options, indent=2, sort_keys=True, default=str) if inv.options else "",
     }
 
 
@@ -310,38 +315,47 @@ def ops_section(record: RunRecord) -> dict[str, Any]:
     ]
     return {
         "available": p.availability.available,
-        "reason": p.availability.reason or "the profiler window did not run",
+        "reason": bare_reason(p.availability.reason or "the profiler window did not run"),
         "activities": ", ".join(p.activities),
         "summary": [(k, v) for k, v in summary if v != fmt.MISSING],
         "sync_calls": [(k, fmt.number(v)) for k, v in sorted(p.sync_calls.items(), key=lambda kv: -kv[1])],
         "cpu": rows(p.top_cpu_ops, "self_cpu"),
-        "cuda": rows(p.top_cuda_ops, "self_cuda"),
+        "cuda": rows(p.top_cuda_ops, "self_cuda"), "shown": HOTSPOTS_SHOWN,
         "trace_path": p.trace_path,
     }
 
 
-def _where(path: str, line: int, cwd: str) -> str:
-    if cwd and path.startswith(cwd.rstrip("/") + "/"):
-        path = path[len(cwd.rstrip("/")) + 1:]
-    elif "site-packages/" in path:
-        path = path.split("site-packages/", 1)[1]
+_TRAINPROBE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _where(path: str, line: int, roots: Sequence[str]) -> str:
+    """A short location: relative to the script's folder, the working folder or the library root."""
+    for root in roots:
+        root = root.rstrip("/")
+        if root and path.startswith(root + "/"):
+            path = path[len(root) + 1:]
+            break
+    else:
+        if "-packages/" in path:
+            path = path.split("-packages/", 1)[1]
     return f"{path}:{line}" if line else path
 
 
 def hotspots_section(record: RunRecord) -> dict[str, Any]:
     h = record.hotspots
-    cwd = record.invocation.cwd
+    inv = record.invocation
+    roots = [os.path.dirname(inv.script) if inv.script else "", inv.cwd, _TRAINPROBE_ROOT]
     def rows(funcs, window):
-        return [{"function": fn.function, "where": _where(fn.file, fn.line, cwd), "calls": fmt.count(fn.calls),
+        return [{"function": fn.function, "where": _where(fn.file, fn.line, roots), "calls": fmt.count(fn.calls),
                  "self": fmt.seconds(fn.self_time), "cumulative": fmt.seconds(fn.cumulative),
                  "self_share": fmt.share(fn.self_time / window) if window else fmt.MISSING,
                  "category": fn.category or "", "user": fn.user_code} for fn in funcs]
     cats = sorted(h.worker_categories.items(), key=lambda kv: -kv[1])
     return {
         "available": h.availability.available,
-        "reason": h.availability.reason or "the cProfile window did not run",
+        "reason": bare_reason(h.availability.reason or "the cProfile window did not run"),
         "window": fmt.seconds(h.window), "steps": h.steps, "worker_window": fmt.seconds(h.worker_window),
-        "main": rows(h.main, h.window), "workers": rows(h.workers, h.worker_window),
+        "main": rows(h.main, h.window), "workers": rows(h.workers, h.worker_window), "shown": HOTSPOTS_SHOWN,
         "categories": [{"label": k, "share": v, "text": fmt.share(v)} for k, v in cats if v > 0],
     }
 
@@ -352,8 +366,17 @@ def gpu_unavailable_reason(record: RunRecord) -> Optional[str]:
     if s.gpus and s.gpu_availability.available:
         return None
     env = record.environment
-    return (s.gpu_availability.reason or env.nvml.reason
-            or ("no NVIDIA GPU was found" if env.gpu_count == 0 else "the GPU sampler recorded nothing"))
+    reason = (s.gpu_availability.reason or env.nvml.reason
+              or ("no NVIDIA GPU was found" if env.gpu_count == 0 else "the GPU sampler recorded nothing"))
+    return bare_reason(reason)
+
+
+_UNAVAILABLE = re.compile(r"^[^:]{0,60}\bunavailable\s*[:—-]\s*", re.I)
+
+
+def bare_reason(reason: str) -> str:
+    """The reason without a leading "X unavailable:", which the report writes itself."""
+    return _UNAVAILABLE.sub("", reason or "", count=1) or reason
 
 
 def environment_section(record: RunRecord) -> dict[str, Any]:
@@ -373,7 +396,7 @@ def environment_section(record: RunRecord) -> dict[str, Any]:
         ("cuDNN", str(e.cudnn) if e.cudnn else fmt.MISSING),
         ("CUDA available", _yes_no(e.cuda_available)),
         ("NVIDIA driver", e.driver or fmt.MISSING),
-        ("NVML", "available" if e.nvml.available else f"unavailable: {e.nvml.reason or 'unknown reason'}"),
+        ("NVML", "available" if e.nvml.available else f"unavailable: {bare_reason(e.nvml.reason or 'unknown reason')}"),
         ("CPU", e.cpu_model or fmt.MISSING), ("Cores", cores),
         ("CPU quota (cgroup)", fmt.number(e.cgroup_cpu_limit) + " cores" if e.cgroup_cpu_limit else "none"),
         ("RAM", fmt.nbytes(e.ram_total)), ("Swap", fmt.nbytes(e.swap_total)),
@@ -390,7 +413,7 @@ def environment_section(record: RunRecord) -> dict[str, Any]:
                                                    ("solid-state (hint)" if d.rotational is False else fmt.MISSING)),
               "free": f"{fmt.nbytes(d.free_bytes)} of {fmt.nbytes(d.total_bytes)}"} for d in e.disks]
     return {"rows": rows, "gpus": gpus, "disks": disks,
-            "gpu_reason": None if e.gpus else (e.nvml.reason or "no NVIDIA GPU was found")}
+            "gpu_reason": None if e.gpus else bare_reason(e.nvml.reason or "no NVIDIA GPU was found")}
 
 
 def _pcie(g) -> str:
@@ -405,13 +428,17 @@ def _pcie(g) -> str:
 def settings_section(record: RunRecord) -> dict[str, Any]:
     s = record.settings
     loaders = [{
-        "id": d.loader_id, "batch": fmt.count(d.batch_size), "workers": d.num_workers,
-        "pin": _yes_no(d.pin_memory), "persistent": _yes_no(d.persistent_workers),
-        "prefetch": fmt.count(d.prefetch_factor), "start": d.start_method or fmt.MISSING,
+        "title": f"DataLoader {d.loader_id}" + (" (training)" if d.used_in_training else ""),
         "dataset": d.dataset_type + (f" ({fmt.count(d.dataset_len)} items)" if d.dataset_len is not None else ""),
-        "batches": fmt.count(d.batches), "epochs": fmt.count(d.iterations), "wait": fmt.seconds(d.wait_total),
-        "first": fmt.seconds(d.first_batch_wait), "training": _yes_no(d.used_in_training),
-        "created": d.created_at or "", "drop_last": _yes_no(d.drop_last),
+        "created": d.created_at or "",
+        "rows": [
+            ("batch size", fmt.count(d.batch_size)), ("num_workers", str(d.num_workers)),
+            ("pin_memory", _yes_no(d.pin_memory)), ("persistent_workers", _yes_no(d.persistent_workers)),
+            ("prefetch_factor", fmt.count(d.prefetch_factor)), ("worker start method", d.start_method or fmt.MISSING),
+            ("drop_last", _yes_no(d.drop_last)), ("sampler", (d.sampler_type or fmt.MISSING).rsplit(".", 1)[-1]),
+            ("batches drawn", fmt.count(d.batches)), ("iterators (≈ epochs)", fmt.count(d.iterations)),
+            ("time the loop waited", fmt.seconds(d.wait_total)), ("first batch took", fmt.seconds(d.first_batch_wait)),
+        ],
     } for d in s.dataloaders]
     optimizers = [{"type": o.type, "lr": fmt.number(o.lr), "wd": fmt.number(o.weight_decay),
                    "foreach": {None: "default"}.get(o.foreach, _yes_no(o.foreach)),

@@ -11,7 +11,7 @@ from typing import Any, Optional, Sequence
 from ..record import RunRecord, Step
 from . import format as fmt
 from .charts import PALETTE, Band, Line, Marker, MAX_STEP_TICKS, timeline
-from .sections import gpu_unavailable_reason
+from .sections import bare_reason, gpu_unavailable_reason
 
 __all__ = ["timelines_section", "hero_chart", "time_range", "phase_bands"]
 
@@ -129,7 +129,7 @@ def _cpu_chart(record: RunRecord, ctx: dict[str, Any], height: int = 190) -> dic
     host = record.samples.host
     cores = record.environment.logical_cores
     if not procs and not host.cpu_percent:
-        return _missing("CPU by process", record.samples.host_availability.reason or "no CPU samples were recorded")
+        return _missing("CPU by process", bare_reason(record.samples.host_availability.reason or "no CPU samples were recorded"))
     lines, legend = [], []
     for i, p in enumerate(procs):
         c = PALETTE[i % len(PALETTE)]
@@ -148,7 +148,7 @@ def _cpu_chart(record: RunRecord, ctx: dict[str, Any], height: int = 190) -> dic
 def _disk_chart(record: RunRecord, ctx: dict[str, Any]) -> dict[str, Any]:
     host = record.samples.host
     if not host.disk_read_bps:
-        return _missing("Disk read", record.samples.host_availability.reason or "no disk samples were recorded")
+        return _missing("Disk read", bare_reason(record.samples.host_availability.reason or "no disk samples were recorded"))
     peak = max((v for v in host.disk_read_bps if v is not None), default=0.0)
     unit, name = next((u, n) for u, n in ((2**30, "GiB/s"), (2**20, "MiB/s"), (2**10, "KiB/s"), (1, "B/s"))
                       if peak >= u or u == 1)
@@ -207,6 +207,25 @@ def hero_summary(record: RunRecord) -> Optional[str]:
     return text + " during the steady steps." if text else None
 
 
+def other_load(record: RunRecord) -> Optional[str]:
+    """A warning when other programs kept the machine's CPUs busy during the steady steps."""
+    window = _window(record)
+    host = record.samples.host
+    cores = record.environment.usable_cores or record.environment.logical_cores
+    logical = record.environment.logical_cores
+    if window is None or not host.cpu_percent or not cores or not logical:
+        return None
+    machine = _mean_in(host.t, host.cpu_percent, window)
+    if machine is None:
+        return None
+    ours = sum(_mean_in(p.t, p.cpu_percent, window) or 0.0 for p in record.samples.processes) / 100
+    others = machine * logical / 100 - ours
+    if others < max(0.5, 0.15 * cores):
+        return None
+    return (f"Other programs kept about {others:.1f} of the machine's {logical} cores busy during the steady "
+            f"steps, so these timings may be slower and noisier than on a quiet machine.")
+
+
 def hero_chart(record: RunRecord) -> Optional[dict[str, Any]]:
     """The one chart on the first screen: the device's activity (GPU, or the CPU without one)."""
     ctx = _context(record)
@@ -217,6 +236,7 @@ def hero_chart(record: RunRecord) -> Optional[dict[str, Any]]:
         chart = _cpu_chart(record, ctx, height=150)
     if chart is not None:
         chart["note"] = hero_summary(record) or ""
+        chart["noise"] = other_load(record)
     return chart
 
 

@@ -291,7 +291,6 @@ class _Tracked:
     role: str
     cmdline: str
     ended: bool = False
-    primed: bool = False  # cpu_percent's first call only sets the baseline
     io: Optional[bool] = None  # None until the first read decides
     last_io: tuple[int, int] = (0, 0)
     t: list[float] = field(default_factory=list)
@@ -415,11 +414,12 @@ class ProcessTreeSampler:
         """Sample every live process once; returns how many were stored."""
         if not self.root_alive:
             return 0
+        # processes found by this refresh were just primed: no interval to measure yet
+        primed_before = list(self._live.values())
         self.refresh()
         stored = 0
-        for tracked in list(self._live.values()):
-            if not tracked.primed:  # primed during this very tick: no interval yet
-                tracked.primed = True
+        for tracked in primed_before:
+            if tracked.ended:
                 continue
             values = self._read(tracked)
             if values is None:

@@ -50,7 +50,10 @@ def unavailable(reason: str) -> Availability:
 def _init_failure_reason(exc: BaseException) -> str:
     code = getattr(exc, "value", None)
     if code == _LIBRARY_NOT_FOUND:
-        return "the NVIDIA driver library (libnvidia-ml.so) was not found; no NVIDIA driver is installed"
+        return (
+            "the NVIDIA driver library libnvidia-ml.so.1 could not be loaded (no NVIDIA driver on "
+            "this machine, or a container started without GPU access)"
+        )
     if code == _DRIVER_NOT_LOADED:
         return "the NVIDIA driver is not loaded"
     if code == _NO_PERMISSION:

@@ -1,0 +1,1 @@
+"""Records that trigger each rule and records that must not (see cases.py)."""

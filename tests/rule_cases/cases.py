@@ -1,0 +1,279 @@
+"""For every rule: a record that must trigger it and one that must not (pylint's bad/good).
+
+Each ``good`` record is the ``bad`` one with the user's fix applied, or with
+the evidence just short of the rule's threshold, so that the pair shows what
+the rule looks at. Records are fakes of hardware built in ``records.py``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from trainprobe.record import RunRecord
+
+from .records import (GIB, cpu_record, gpu_record, with_env, with_gpu, with_hotspots,
+                      with_host, with_loader, with_model, with_optimizer, with_outcome,
+                      with_profiler, with_settings, with_steps, with_workers)
+
+__all__ = ["RuleCase", "CASES"]
+
+
+@dataclass(frozen=True)
+class RuleCase:
+    bad: Callable[[], RunRecord]
+    good: Callable[[], RunRecord]
+    severity: str  # the bad record's expected severity
+
+
+def _starved_gpu(num_workers: int) -> RunRecord:
+    """The GPU run, data-starved: 64% of a 0.139 s step waiting, 8 cores usable."""
+    rec = with_env(gpu_record(), usable_cores=8, logical_cores=8)
+    rec = with_loader(rec, num_workers=num_workers, persistent_workers=num_workers > 0,
+                      prefetch_factor=2 if num_workers else None)
+    return with_steps(rec, data_wait=0.089)
+
+
+def _too_few_good() -> RunRecord:
+    rec = _starved_gpu(6)  # the suggested count, still waiting: other rules' business
+    return rec
+
+
+def _workers_busy(rec: RunRecord, category: str, share: float, cpu: float) -> RunRecord:
+    rec = with_workers(rec, rec.settings.dataloaders[0].num_workers, cpu)
+    return with_hotspots(rec, worker_categories={category: share, "collate": 0.05})
+
+
+def _decode_bad() -> RunRecord:
+    return _workers_busy(_starved_gpu(6), "decode", 0.7, 98.0)
+
+
+def _decode_good() -> RunRecord:
+    return _workers_busy(_starved_gpu(6), "transform", 0.7, 98.0)
+
+
+def _augment_bad() -> RunRecord:
+    return _workers_busy(_starved_gpu(6), "transform", 0.65, 95.0)
+
+
+def _augment_good() -> RunRecord:
+    return _workers_busy(_starved_gpu(6), "transform", 0.25, 95.0)
+
+
+def _storage_bad() -> RunRecord:
+    rec = _workers_busy(_starved_gpu(6), "io", 0.8, 15.0)
+    return with_host(rec, iowait_percent=35.0, disk_read_bps=40e6)
+
+
+def _storage_good() -> RunRecord:  # same wait, but workers are CPU-bound: not storage
+    rec = _workers_busy(_starved_gpu(6), "decode", 0.6, 97.0)
+    return with_host(rec, iowait_percent=1.0)
+
+
+def _prefetch(cpu: float) -> RunRecord:
+    rec = with_steps(gpu_record(), data_wait=0.012)
+    rec = replace_workers_fetch(rec, fetch=0.08)  # 0.08 s per batch / 0.05 s busy = 1.6 needed
+    return with_workers(rec, 8, cpu)
+
+
+def replace_workers_fetch(rec: RunRecord, fetch: float) -> RunRecord:
+    from dataclasses import replace
+    from trainprobe.record import WorkerStats
+    stats = tuple(WorkerStats(pid=300 + i, loader_id=0, worker_id=i, batches=10,
+                              fetch=fetch * 10, getitem=fetch * 9, collate=fetch)
+                  for i in range(8))
+    return replace(rec, workers=stats)
+
+
+def _restart(persistent: bool) -> RunRecord:
+    rec = with_loader(cpu_record(), num_workers=1, persistent_workers=persistent,
+                      start_method="spawn", iterations=4, batches=23, dataset_len=None)
+    wait = 0.0 if persistent else 2.5
+    return with_steps(rec, epoch_every=6, epoch_wait=wait)
+
+
+def _pin(pin: bool) -> RunRecord:
+    rec = with_loader(gpu_record(), pin_memory=pin)
+    rec = with_steps(rec, h2d=0.006, duration=0.0555)
+    return with_profiler(rec, h2d_pageable_bytes_per_step=0 if pin else 788_480 * 24)
+
+
+def _host(other: float) -> RunRecord:
+    rec = with_steps(cpu_record(), other=other)
+    return with_hotspots(rec, window=1.0, main=(_func("train.py", 42, "log_metrics", 0.3),))
+
+
+def _func(file: str, line: int, name: str, self_time: float):
+    from trainprobe.record import FuncStat
+    return FuncStat(file=file, line=line, function=name, calls=10, self_time=self_time,
+                    cumulative=self_time, user_code=True, category="python")
+
+
+def _item_gpu(sync_time: float) -> RunRecord:
+    rec = with_steps(gpu_record(), other=0.002 + sync_time)
+    syncs = {"item/tolist": 2.0, "item/tolist (optimizer)": 8.0}  # Adam's own step counters
+    return with_profiler(rec, syncs_per_step=10, sync_calls=syncs, sync_time_per_step=sync_time)
+
+
+def _item_cpu(calls: float) -> RunRecord:
+    return with_profiler(cpu_record(), syncs_per_step=calls,
+                         sync_calls={"item/tolist": calls, "item/tolist (optimizer)": 8.0})
+
+
+def _creations(rec: RunRecord, per_step: float, copies: float) -> RunRecord:
+    """``per_step`` torch.tensor(...) calls seen on the CPU; ``copies`` H2D copies, the
+    ones beyond the batch's two from pageable memory (noise and weights made on the CPU)."""
+    from trainprobe.record import OpStat
+    ops = (OpStat(name="aten::lift_fresh", calls=int(per_step * 5), self_cpu=1e-4),) \
+        if per_step else ()
+    extra = max(0.0, copies - 2) * 256 * 3 * 32 * 32 * 4  # float32 noise the batch's size
+    return with_profiler(rec, top_cpu_ops=ops, h2d_copies_per_step=copies,
+                         h2d_pageable_bytes_per_step=extra,
+                         h2d_bytes_per_step=(rec.profiler.h2d_bytes_per_step or 0) + extra)
+
+
+def _oversubscribed(threads: int) -> RunRecord:
+    rec = with_settings(cpu_record(), torch_threads=threads)
+    rec = with_loader(rec, num_workers=2)
+    return with_host(rec, cpu_percent=99.0)
+
+
+def _anomaly(on: bool) -> RunRecord:
+    rec = with_settings(cpu_record(), anomaly_detection=on)
+    return with_steps(rec, backward=0.14 if on else 0.06)
+
+
+def _fused(fused: bool) -> RunRecord:
+    rec = with_optimizer(gpu_record(), fused=fused, foreach=None)
+    return with_steps(rec, optimizer=0.009)
+
+
+def _launch(compiled: bool, idle: float) -> RunRecord:
+    rec = with_settings(gpu_record(), compiled=compiled)
+    rec = with_steps(rec, forward=0.012, backward=0.02, optimizer=0.004, gpu_busy=0.012)
+    rec = with_profiler(rec, cpu_total=0.2, cuda_total=0.06, launches_per_step=2400,
+                        mean_kernel_time=5e-6, gpu_idle_share=idle)
+    return with_gpu(rec, sm_util=35.0 if idle > 0.3 else 95.0)
+
+
+def _fp32(rec: RunRecord, share: float) -> RunRecord:
+    return with_profiler(rec, fp32_matmul_conv_share=share)
+
+
+def _no_amp() -> RunRecord:
+    rec = with_settings(gpu_record(), autocast_forwards=0, autocast_dtype=None,
+                        autocast_device=None)
+    return _fp32(rec, 0.65)
+
+
+def _no_tf32(precision: str) -> RunRecord:
+    rec = with_settings(_no_amp(), float32_matmul_precision=precision,
+                        cuda_matmul_allow_tf32=precision != "highest")
+    return rec
+
+
+def _small_batch(util: float, mem_gib: float) -> RunRecord:
+    rec = with_loader(gpu_record(), batch_size=16)
+    return with_gpu(rec, sm_util=util, mem_used=int(mem_gib * GIB),
+                    process_mem_used=int(mem_gib * GIB) - GIB)
+
+
+def _model_on_cpu(gpu_visible: bool) -> RunRecord:
+    rec = cpu_record()
+    if gpu_visible:
+        rec = with_env(rec, cuda_available=True, gpu_count=1)
+        rec = with_settings(rec, cuda_available=True)
+    return rec
+
+
+def _throttle(reasons: int, clock: float) -> RunRecord:
+    return with_gpu(gpu_record(), throttle_reasons=reasons, sm_clock_mhz=clock,
+                    temperature_c=91.0)
+
+
+def _power(power: float) -> RunRecord:
+    return with_gpu(gpu_record(), power_w=power)
+
+
+def _memory(mem_gib: float) -> RunRecord:
+    return with_gpu(gpu_record(), mem_used=int(mem_gib * GIB))
+
+
+def _oom_no_steps() -> RunRecord:
+    from dataclasses import replace
+    rec = replace(gpu_record(), steps=())
+    return with_outcome(rec, status="failed", oom=True,
+                        exception_type="torch.OutOfMemoryError")
+
+
+def _two_gpus(used: int, dp: bool = False) -> RunRecord:
+    rec = with_env(gpu_record(), gpu_count=2)
+    devices = tuple(f"cuda:{i}" for i in range(used))
+    rec = with_settings(rec, devices_used=devices, data_parallel=dp)
+    return with_model(rec, wrapper="DataParallel" if dp else None)
+
+
+CASES: dict[str, RuleCase] = {
+    "dataloader-too-few-workers": RuleCase(lambda: _starved_gpu(0), _too_few_good, "critical"),
+    "dataloader-pin-memory-off": RuleCase(lambda: _pin(False), lambda: _pin(True), "warning"),
+    "dataloader-workers-restart-each-epoch": RuleCase(
+        lambda: _restart(False), lambda: _restart(True), "warning"),
+    "dataloader-prefetch-starved": RuleCase(
+        lambda: _prefetch(40.0), lambda: _prefetch(95.0), "warning"),
+    "workers-decode-bound": RuleCase(_decode_bad, _decode_good, "warning"),
+    "workers-augment-bound": RuleCase(_augment_bad, _augment_good, "warning"),
+    "storage-bound-input": RuleCase(_storage_bad, _storage_good, "critical"),
+    "host-overhead-in-loop": RuleCase(lambda: _host(0.06), lambda: _host(0.02), "warning"),
+    "item-sync-in-loop": RuleCase(lambda: _item_gpu(0.01), lambda: _item_gpu(0.0005),
+                                  "warning"),
+    "tensor-created-on-cpu-in-loop": RuleCase(
+        lambda: with_steps(_creations(gpu_record(), 1, 4), h2d=0.004),
+        lambda: with_steps(_creations(gpu_record(), 1, 2), h2d=0.004),
+        "warning"),
+    "cpu-oversubscription": RuleCase(lambda: _oversubscribed(2), lambda: _oversubscribed(1),
+                                     "warning"),
+    "debug-api-enabled": RuleCase(lambda: _anomaly(True), lambda: _anomaly(False), "warning"),
+    "validation-without-no-grad": RuleCase(
+        lambda: with_model(cpu_record(), eval_calls=10, eval_calls_with_grad=10),
+        lambda: with_model(cpu_record(), eval_calls=10, eval_calls_with_grad=0), "warning"),
+    "zero-grad-without-set-to-none": RuleCase(
+        lambda: with_settings(cpu_record(), zero_grad_set_to_none_false=23),
+        lambda: with_settings(cpu_record(), zero_grad_set_to_none_false=0), "info"),
+    "adam-with-l2-weight-decay": RuleCase(
+        lambda: with_optimizer(cpu_record(), type="torch.optim.adam.Adam", weight_decay=1e-4),
+        lambda: with_optimizer(cpu_record(), type="torch.optim.adamw.AdamW",
+                               weight_decay=1e-2), "info"),
+    "optimizer-not-fused": RuleCase(lambda: _fused(False), lambda: _fused(True), "warning"),
+    "no-lr-schedule": RuleCase(lambda: with_settings(cpu_record(), schedulers=()),
+                               cpu_record, "info"),
+    "pageable-host-to-device-copies": RuleCase(
+        lambda: with_profiler(with_steps(gpu_record(), h2d=0.004),
+                              h2d_pageable_bytes_per_step=700_000 * 3,
+                              h2d_bytes_per_step=788_480 * 3),
+        lambda: with_profiler(with_steps(gpu_record(), h2d=0.004),
+                              h2d_pageable_bytes_per_step=0), "warning"),
+    "launch-bound-small-ops": RuleCase(lambda: _launch(False, 0.55),
+                                       lambda: _launch(False, 0.05), "warning"),
+    "amp-not-used": RuleCase(_no_amp, gpu_record, "warning"),
+    "tf32-disabled": RuleCase(lambda: _no_tf32("highest"), lambda: _no_tf32("high"), "warning"),
+    "cudnn-benchmark-off": RuleCase(
+        lambda: with_settings(gpu_record(), cudnn_benchmark=False),
+        lambda: with_model(with_settings(gpu_record(), cudnn_benchmark=False),
+                           input_shapes=("(256, 3, 32, 32)", "(80, 3, 32, 32)",
+                                         "(256, 3, 48, 48)")), "warning"),
+    "channels-last-under-amp": RuleCase(lambda: with_model(gpu_record(), channels_last=False),
+                                        gpu_record, "warning"),
+    "small-batch-underused-gpu": RuleCase(lambda: _small_batch(20.0, 3.0),
+                                          lambda: _small_batch(90.0, 3.0), "warning"),
+    "model-on-cpu-with-gpu-available": RuleCase(lambda: _model_on_cpu(True),
+                                                lambda: _model_on_cpu(False), "critical"),
+    "gpu-throttling": RuleCase(lambda: _throttle(0x20, 1400.0), lambda: _throttle(0, 1980.0),
+                               "warning"),
+    "low-power-at-high-utilization": RuleCase(lambda: _power(180.0), lambda: _power(560.0),
+                                              "info"),
+    "memory-near-limit": RuleCase(_oom_no_steps, lambda: _memory(60.0), "critical"),
+    "data-parallel-instead-of-ddp": RuleCase(lambda: _two_gpus(2, dp=True),
+                                             lambda: _two_gpus(1), "warning"),
+    "single-gpu-of-many": RuleCase(lambda: _two_gpus(1), lambda: _two_gpus(2, dp=False),
+                                   "warning"),
+}

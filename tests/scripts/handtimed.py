@@ -1,0 +1,44 @@
+"""Times its own loop by hand (data wait, forward, backward, optimizer) and saves the times,
+so a test can check that the probe's per-step split agrees with a hand-timed loop."""
+import json
+import sys
+import time
+
+import torch
+from torch.utils.data import DataLoader, Dataset
+
+
+class SlowDataset(Dataset):
+    def __len__(self):
+        return 100000
+
+    def __getitem__(self, i):
+        time.sleep(0.0005)  # 16 samples per batch: ~8 ms of waiting per step
+        return torch.randn(256), i % 10
+
+
+def main(out_path):
+    loader = DataLoader(SlowDataset(), batch_size=16)
+    model = torch.nn.Sequential(torch.nn.Linear(256, 1024), torch.nn.ReLU(), torch.nn.Linear(1024, 1024),
+                                torch.nn.ReLU(), torch.nn.Linear(1024, 10))
+    opt = torch.optim.Adam(model.parameters())
+    times = []
+    it = iter(loader)
+    while True:
+        t0 = time.perf_counter()
+        x, y = next(it)
+        t1 = time.perf_counter()
+        loss = torch.nn.functional.cross_entropy(model(x), y)
+        t2 = time.perf_counter()
+        loss.backward()
+        t3 = time.perf_counter()
+        opt.step()
+        t4 = time.perf_counter()
+        opt.zero_grad()
+        times.append({"data_wait": t1 - t0, "forward": t2 - t1, "backward": t3 - t2, "optimizer": t4 - t3})
+        with open(out_path, "w") as fh:  # rewritten each step: the probe stops us at any step
+            json.dump(times, fh)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

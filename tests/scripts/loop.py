@@ -1,0 +1,68 @@
+"""A small training loop with knobs for the probe tests.
+
+--epochs N, --workers N, --context fork|spawn, --ending {none,crash,kill,hang,os_exit},
+--at STEP (when the ending happens), --swallow (bare except around each step),
+--finally-file PATH (written in a finally block: proves a clean stop ran it).
+"""
+import argparse
+import os
+import signal
+import time
+
+import torch
+from torch.utils.data import DataLoader, Dataset
+
+
+class Squares(Dataset):
+    def __len__(self):
+        return 512
+
+    def __getitem__(self, i):
+        x = torch.full((16,), float(i % 7))
+        return x, i % 4
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--epochs", type=int, default=1000)
+    p.add_argument("--workers", type=int, default=0)
+    p.add_argument("--context", default=None)
+    p.add_argument("--ending", default="none")
+    p.add_argument("--at", type=int, default=10)
+    p.add_argument("--swallow", action="store_true")
+    p.add_argument("--finally-file")
+    args = p.parse_args()
+    loader = DataLoader(Squares(), batch_size=16, num_workers=args.workers,
+                        multiprocessing_context=args.context if args.workers else None)
+    model = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.ReLU(), torch.nn.Linear(32, 4))
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    step = 0
+    try:
+        for _ in range(args.epochs):
+            for x, y in loader:
+                try:
+                    opt.zero_grad()
+                    torch.nn.functional.cross_entropy(model(x), y).backward()
+                    opt.step()
+                except:  # noqa: E722  (the point of --swallow)
+                    if not args.swallow:
+                        raise
+                step += 1
+                if step == args.at:
+                    if args.ending == "crash":
+                        raise RuntimeError("planted failure at step %d" % step)
+                    if args.ending == "kill":
+                        os.kill(os.getpid(), signal.SIGKILL)
+                    if args.ending == "hang":
+                        time.sleep(600)
+                    if args.ending == "os_exit":
+                        os._exit(0)
+    finally:
+        if args.finally_file:
+            with open(args.finally_file, "w") as fh:
+                fh.write(str(step))
+    print("finished", step)
+
+
+if __name__ == "__main__":
+    main()

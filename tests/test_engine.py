@@ -1,0 +1,303 @@
+"""The rule engine: loading, the sandboxed language, evaluation errors, ranking, the verdict."""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from trainprobe import engine
+from trainprobe.diagnosis import CATEGORIES, Diagnosis, Finding, Gain
+from trainprobe.engine import diagnose, load_rules, rank_findings
+from trainprobe.engine.expr import Missing, RuleSyntaxError, compile_expression
+from trainprobe.facts import FACT_CATALOG
+from trainprobe.record import RunRecord
+
+sys.path.insert(0, os.path.dirname(__file__))
+from rule_cases.records import (cpu_record, gpu_record, with_outcome, with_settings,  # noqa: E402
+                                with_steps)
+
+NAMES = tuple(FACT_CATALOG)
+
+MINIMAL_RULE = '''
+id = "{id}"
+name = "A test rule"
+category = "host"
+severity = "warning"
+condition = "{condition}"
+title = "step takes {{{{ step_time_median|secs }}}}"
+message = "The step took {{{{ step_time_median|secs }}}}."
+advice = "Do less."
+
+[options]
+max_step = 0.01
+
+[docs]
+what = "w"
+why = "y"
+evidence = "e"
+fix = "f"
+options = "o"
+references = ["https://example.org"]
+'''
+
+
+def write_rule(folder: Path, rule_id: str, condition: str = "step_time_median > opt.max_step",
+               text: str | None = None) -> Path:
+    path = folder / f"{rule_id}.toml"
+    path.write_text(text if text is not None else
+                    MINIMAL_RULE.format(id=rule_id, condition=condition), encoding="utf-8")
+    return path
+
+
+def evaluate(source: str, **values):
+    context = {name: Missing(name=name) for name in NAMES}
+    context.update(values)
+    context["opt"] = {}
+    return compile_expression(source, NAMES, ()).evaluate(context)
+
+
+# --- the expression language --------------------------------------------------------------
+
+def test_missing_facts_make_comparisons_false():
+    assert evaluate("data_wait_share > 0.1") is False
+    assert evaluate("data_wait_share < 0.1") is False
+    assert evaluate("data_wait_share != 0.1") is False
+    assert evaluate("pin_memory == false") is False
+    assert evaluate("known(data_wait_share)") is False
+    assert evaluate("data_wait_share is defined") is False
+    assert evaluate("data_wait_share * 2 > 0") is False
+    assert evaluate("max(data_wait_share, 1) > 0") is False
+    assert evaluate("optimizer_type.startswith('Adam')") is not True
+
+
+def test_known_facts_evaluate_normally():
+    assert evaluate("data_wait_share > 0.1", data_wait_share=0.5) is True
+    assert evaluate("max(1, 2) + min(3, 4)") == 5
+    assert evaluate("clamp(data_wait_share, 0, 0.2)", data_wait_share=0.5) == 0.2
+    assert evaluate("optimizer_type in ['Adam', 'AdamW']", optimizer_type="Adam") is True
+    assert evaluate("1 if cuda_used else 2", cuda_used=False) == 2
+
+
+@pytest.mark.parametrize("source", [
+    "().__class__.__bases__",
+    "step_time_median.__class__",
+    "opt._private",
+    "optimizer_type['__class__']",
+])
+def test_sandbox_refuses_private_attributes_at_load(source):
+    with pytest.raises(RuleSyntaxError, match="not allowed"):
+        compile_expression(source, NAMES, ())
+
+
+def test_sandbox_refuses_private_attributes_at_run_time():
+    # Built around the load-time check: the sandbox itself still refuses.
+    from jinja2.exceptions import SecurityError
+    from trainprobe.engine.expr import ENV
+    fn = ENV.compile_expression("x.__class__.__bases__", undefined_to_none=False)
+    with pytest.raises(SecurityError):
+        bool(fn(x=()))
+    with pytest.raises(RuleSyntaxError, match="attr"):
+        compile_expression("optimizer_type|attr('__class__')", NAMES, ())
+
+
+def test_unknown_names_are_refused_at_load():
+    with pytest.raises(RuleSyntaxError, match="unknown name: data_wiat_share"):
+        compile_expression("data_wiat_share > 0.1", NAMES, ())
+    with pytest.raises(RuleSyntaxError, match="opt.nope is not declared"):
+        compile_expression("data_wait_share > opt.nope", NAMES, ("min_share",))
+    with pytest.raises(RuleSyntaxError, match="unknown name: open"):
+        compile_expression("open('/etc/passwd')", NAMES, ())
+
+
+def test_bad_syntax_is_refused_at_load():
+    with pytest.raises(RuleSyntaxError, match="bad expression"):
+        compile_expression("data_wait_share >", NAMES, ())
+    with pytest.raises(RuleSyntaxError, match="bad expression"):
+        compile_expression("data_wait_share > 1 }} {{ 2", NAMES, ())
+
+
+def test_huge_powers_are_refused():
+    with pytest.raises(ValueError, match="exponent"):
+        evaluate("2 ** 100000000")
+
+
+# --- loading rule files ---------------------------------------------------------------------
+
+def test_builtin_rules_load_without_errors():
+    rules, errors = load_rules()
+    assert errors == []
+    assert len(rules) >= 30
+
+
+def test_a_user_rule_folder_adds_rules(tmp_path):
+    write_rule(tmp_path, "my-slow-step")
+    rules, errors = load_rules([tmp_path])
+    assert errors == []
+    assert "my-slow-step" in {r.id for r in rules}
+    findings = diagnose(cpu_record(), [tmp_path]).findings
+    mine = next(f for f in findings if f.id == "my-slow-step")
+    assert mine.message == "The step took 120 ms."
+    assert mine.source == str(tmp_path / "my-slow-step.toml")
+
+
+def test_a_user_rule_with_a_builtin_id_replaces_it(tmp_path):
+    write_rule(tmp_path, "no-lr-schedule", condition="step_time_median > 0")
+    rules, _ = load_rules([tmp_path])
+    replaced = [r for r in rules if r.id == "no-lr-schedule"]
+    assert len(replaced) == 1 and replaced[0].source.startswith(str(tmp_path))
+
+
+def test_toml_errors_name_file_and_line(tmp_path):
+    path = write_rule(tmp_path, "broken", text='id = "broken"\nname = "x"\ncategory = = "host"\n')
+    rules, errors = load_rules([tmp_path])
+    assert len(errors) == 1
+    assert errors[0].startswith(f"{path}:3: not valid TOML")
+    assert len(rules) >= 30  # the others still load
+
+
+@pytest.mark.parametrize("change, line_key, problem", [
+    (("severity = \"warning\"", "severity = \"urgent\""), "severity", "unknown severity 'urgent'"),
+    (("category = \"host\"", "category = \"gpu\""), "category", "unknown category 'gpu'"),
+    (("condition = \"step_time_median > opt.max_step\"", "condition = \"step_time_median >\""),
+     "condition", "bad expression"),
+    (("condition = \"step_time_median > opt.max_step\"", "condition = \"step_tme > 1\""),
+     "condition", "unknown name: step_tme"),
+    (("advice = \"Do less.\"", "advice = \"{{ oops \""), "advice", "bad template"),
+    (("fix = \"f\"", "fix = \"\""), "fix", "docs section 'fix' is missing or empty"),
+    (("id = \"bad-rule\"", "id = \"other-id\""), "id", "does not match the file name"),
+    (("name = \"A test rule\"", "nmae = \"A test rule\""), "nmae", "unknown key 'nmae'"),
+])
+def test_schema_errors_name_file_line_and_problem(tmp_path, change, line_key, problem):
+    text = MINIMAL_RULE.format(id="bad-rule", condition="step_time_median > opt.max_step")
+    old, new = change
+    assert old in text
+    text = text.replace(old, new)
+    path = write_rule(tmp_path, "bad-rule", text=text)
+    line = next(i for i, l in enumerate(text.splitlines(), 1) if l.startswith(line_key))
+    _, errors = load_rules([tmp_path])
+    assert len(errors) == 1, errors
+    assert errors[0].startswith(f"{path}:{line}: ")
+    assert problem in errors[0]
+
+
+def test_missing_required_key(tmp_path):
+    text = MINIMAL_RULE.format(id="no-advice", condition="true").replace('advice = "Do less."\n', "")
+    path = write_rule(tmp_path, "no-advice", text=text)
+    _, errors = load_rules([tmp_path])
+    assert errors == [f"{path}:1: missing required key 'advice'"]
+
+
+def test_a_missing_folder_is_an_error_not_a_crash(tmp_path):
+    _, errors = load_rules([tmp_path / "nope"])
+    assert errors and "not a folder" in errors[0]
+
+
+# --- evaluation -------------------------------------------------------------------------------
+
+def test_a_rule_failing_at_run_time_is_a_rule_error_and_others_run(tmp_path):
+    # A string compared with a number raises TypeError on this record only.
+    write_rule(tmp_path, "type-clash", condition="optimizer_type > 1")
+    write_rule(tmp_path, "works")
+    result = diagnose(cpu_record(), [tmp_path])
+    assert any(e.startswith(f"{tmp_path / 'type-clash.toml'}:") and "TypeError" in e
+               for e in result.rule_errors)
+    assert "works" in {f.id for f in result.findings}
+
+
+def test_broken_rule_files_do_not_stop_diagnose(tmp_path):
+    write_rule(tmp_path, "bad", text="this is not toml = = =")
+    result = diagnose(with_settings(cpu_record(), schedulers=()), [tmp_path])
+    assert isinstance(result, Diagnosis)
+    assert len(result.rule_errors) == 1
+    assert "no-lr-schedule" in {f.id for f in result.findings}
+
+
+def test_gpu_only_rules_skip_cpu_runs(tmp_path):
+    text = MINIMAL_RULE.format(id="gpu-rule", condition="true").replace(
+        'severity = "warning"', 'severity = "warning"\ngpu_only = true')
+    write_rule(tmp_path, "gpu-rule", text=text)
+    assert "gpu-rule" not in {f.id for f in diagnose(cpu_record(), [tmp_path]).findings}
+    assert "gpu-rule" in {f.id for f in diagnose(gpu_record(), [tmp_path]).findings}
+
+
+def test_gain_becomes_seconds_and_speedup():
+    record = with_steps(gpu_record(), data_wait=0.089)
+    record = replace(record, settings=replace(record.settings, dataloaders=(
+        replace(record.settings.dataloaders[0], num_workers=0),)))
+    finding = next(f for f in diagnose(record).findings if f.id == "dataloader-too-few-workers")
+    assert finding.gain.seconds_per_step == pytest.approx(0.089)
+    assert finding.gain.speedup == pytest.approx(0.138 / (0.138 - 0.089))
+    assert "faster steps" in finding.gain.text
+
+
+def test_odd_records_never_raise():
+    odd = [RunRecord(), replace(cpu_record(), steps=()), with_steps(cpu_record(), duration=0.0,
+                                                                     data_wait=0.0, forward=0.0,
+                                                                     backward=0.0, optimizer=0.0,
+                                                                     other=0.0)]
+    for record in odd:
+        result = diagnose(record)
+        assert result.rule_errors == ()
+        assert result.verdict.category in CATEGORIES + ("unknown",)
+
+
+# --- ranking and the verdict -----------------------------------------------------------------
+
+def _finding(fid: str, severity: str, gain: float | None, category: str = "host") -> Finding:
+    return Finding(id=fid, name=fid, category=category, severity=severity, title=fid,
+                   message="", advice="", gain=Gain(seconds_per_step=gain))
+
+
+def test_ranking_by_gain_then_severity_infos_last():
+    ranked = rank_findings([_finding("a", "info", 0.5), _finding("b", "warning", 0.01),
+                            _finding("c", "critical", 0.01), _finding("d", "warning", 0.2),
+                            _finding("e", "warning", None)])
+    assert [f.id for f in ranked] == ["d", "c", "b", "e", "a"]
+
+
+def test_verdict_of_a_clean_run_is_compute():
+    for record in (gpu_record(), cpu_record()):
+        verdict = diagnose(record).verdict
+        assert verdict.category == "compute"
+        assert "busy with the model's math" in verdict.headline
+        assert sum(verdict.breakdown.values()) == pytest.approx(1.0, abs=1e-3)
+
+
+def test_verdict_names_the_top_finding():
+    record = with_steps(gpu_record(), data_wait=0.089)
+    record = replace(record, settings=replace(record.settings, dataloaders=(
+        replace(record.settings.dataloaders[0], num_workers=0),)))
+    verdict = diagnose(record).verdict
+    assert verdict.category == "input"
+    assert verdict.primary_finding == "dataloader-too-few-workers"
+    assert verdict.headline.startswith("The GPU waits for data 64% of every step.")
+    assert verdict.breakdown["input"] == pytest.approx(0.089 / 0.138, abs=1e-3)
+
+
+def test_no_steps_gives_unknown_with_the_reason():
+    crashed = with_outcome(replace(gpu_record(), steps=()), status="failed", oom=True)
+    result = diagnose(crashed)
+    assert result.verdict.category == "unknown"
+    assert "out of memory" in result.verdict.headline
+    assert [f.id for f in result.findings] == ["memory-near-limit"]
+    assert result.verdict.primary_finding == "memory-near-limit"
+    never = diagnose(RunRecord())
+    assert never.verdict.category == "unknown" and never.findings == ()
+
+
+def test_breakdown_moves_sync_out_of_host():
+    record = with_steps(gpu_record(), other=0.012)
+    record = replace(record, profiler=replace(record.profiler, sync_time_per_step=0.01))
+    split = engine.breakdown({f.name: f.value for f in diagnose(record).facts})
+    assert split["sync"] == pytest.approx(0.01 / 0.06, abs=1e-3)
+    assert split["host"] == pytest.approx(0.002 / 0.06, abs=1e-3)
+
+
+def test_engine_public_surface():
+    for name in engine.__all__:
+        assert hasattr(engine, name)
+    assert {"load_rules", "diagnose"} <= set(engine.__all__)

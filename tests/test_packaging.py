@@ -1,0 +1,50 @@
+"""An installed wheel carries rules/ and templates/ and finds them without a checkout."""
+
+import subprocess
+import sys
+import venv
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("wheel")
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(out), str(ROOT)],
+                   check=True, capture_output=True, text=True)
+    (path,) = out.glob("trainprobe-*.whl")
+    return path
+
+
+@pytest.mark.slow
+def test_wheel_contains_rules_and_templates(wheel):
+    names = zipfile.ZipFile(wheel).namelist()
+    rules = {Path(n).name for n in names if n.startswith("trainprobe/_data/rules/")}
+    templates = {Path(n).name for n in names if n.startswith("trainprobe/_data/templates/")}
+    assert {p.name for p in (ROOT / "rules").glob("*.toml")} <= rules
+    assert {p.name for p in (ROOT / "templates").glob("*.j2")} <= templates
+    assert any(n.endswith("entry_points.txt") for n in names)
+
+
+@pytest.mark.slow
+def test_installed_wheel_works_outside_the_checkout(wheel, tmp_path):
+    env_dir = tmp_path / "venv"
+    # System site packages bring torch and the other dependencies; trainprobe itself comes from the wheel.
+    venv.EnvBuilder(system_site_packages=True, with_pip=True).create(env_dir)
+    python = env_dir / "bin" / "python"
+    subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", "--force-reinstall", str(wheel)],
+                   check=True, capture_output=True, text=True)
+    probe = subprocess.run(
+        [str(python), "-c", "import trainprobe.resources as r; print(r.rules_dir()); print(r.templates_dir())"],
+        cwd=tmp_path, check=True, capture_output=True, text=True,
+    )
+    rules_dir, templates_dir = probe.stdout.split()
+    assert str(env_dir) in rules_dir and str(env_dir) in templates_dir
+    listing = subprocess.run([str(env_dir / "bin" / "trainprobe"), "rules", "list"], cwd=tmp_path,
+                             capture_output=True, text=True)
+    assert listing.returncode == 0, listing.stderr
+    assert "dataloader-too-few-workers" in listing.stdout

@@ -1,0 +1,78 @@
+"""What the probe measures agrees with the truth: a hand-timed loop and the script's real settings."""
+
+import json
+import statistics
+
+import pytest
+
+from probe_helpers import FAST, SCRIPTS, diagnose
+
+
+def _median(values):
+    return statistics.median(values)
+
+
+def test_step_split_agrees_with_a_hand_timed_loop(tmp_path):
+    hand_file = tmp_path / "hand.json"
+    _, record = diagnose(tmp_path / "out", "--warmup-steps", "3", "--window", "3",
+                         str(SCRIPTS / "handtimed.py"), str(hand_file))
+    hand = json.loads(hand_file.read_text())
+    steady = record.steady_steps()
+    assert len(steady) >= 8
+    # The same process and the same steps, timed twice. While the probe learns the boundary kind
+    # the first iteration counts as a step per kind; after that step i is the script's iteration i - offset.
+    offset = sum(1 for s in record.steps if s.boundary != "optimizer")
+    pairs = [(s, hand[s.index - offset]) for s in steady if s.index - offset < len(hand)]
+    assert len(pairs) >= 8
+    following = {s.index: s for s in record.steps}
+    for phase in ("data_wait", "backward", "optimizer"):
+        for step, by_hand in pairs:
+            # The probe's own work at a step's end (window changes, reading settings) runs inside the
+            # script's opt.step(): the hand timer sees it, the probe leaves it out and reports it as
+            # the next step's ``probe`` time.
+            own = following[step.index + 1].probe if phase == "optimizer" and step.index + 1 in following else 0.0
+            assert getattr(step, phase) == pytest.approx(by_hand[phase] - own, rel=0.05, abs=0.001), (phase, step.index)
+    # The script's "forward" also computes the loss (a function, not a module): the probe counts that as other.
+    for step, by_hand in pairs:
+        assert step.forward <= by_hand["forward"] + 0.001
+        assert step.forward + step.other >= by_hand["forward"] - 0.001
+    # the wait is what the slow dataset plants: 16 x 0.5 ms of sleep
+    assert _median([s.data_wait for s in steady]) >= 0.008
+    # and the parts add up to the step
+    for s in steady:
+        parts = s.data_wait + s.h2d + s.forward + s.backward + s.optimizer + s.eval + s.other
+        assert parts == pytest.approx(s.duration, rel=1e-6, abs=1e-6)
+
+
+def test_settings_are_read_from_the_live_objects(tmp_path):
+    _, record = diagnose(tmp_path / "out", "--warmup-steps", "3", "--window", "2", str(SCRIPTS / "settings_rich.py"))
+    st = record.settings
+    assert st.optimizers[0].type == "torch.optim.adamw.AdamW"
+    assert st.optimizers[0].fused is True
+    assert st.optimizers[0].weight_decay == pytest.approx(0.01)
+    assert st.schedulers[0].type.endswith("OneCycleLR")
+    assert st.schedulers[0].per_optimizer_step == pytest.approx(1.0, abs=0.05)
+    assert st.anomaly_detection is True
+    assert st.cudnn_benchmark is True
+    assert st.autocast_device == "cpu" and st.autocast_dtype == "bfloat16"
+    assert st.autocast_forwards > 0
+    assert st.zero_grad_set_to_none_false > 0
+    assert st.grad_accumulation == pytest.approx(2.0, abs=0.1)
+    assert st.step_boundary == "optimizer"
+    train, val = st.dataloaders
+    assert (train.batch_size, train.drop_last, train.used_in_training) == (32, True, True)
+    assert train.sampler_type.endswith("RandomSampler")
+    assert val.batch_size == 64 and not val.used_in_training
+    model = st.models[0]
+    assert model.params == 32 * 64 + 64 + 64 * 4 + 4
+    assert model.eval_calls_with_grad > 0
+    assert any(s.eval > 0 for s in record.steps)  # the validation forwards are timed apart
+
+
+def test_a_loop_without_optimizer_steps_at_backward(tmp_path):
+    _, record = diagnose(tmp_path / "out", *FAST, str(SCRIPTS / "handsgd.py"))
+    assert record.outcome.status == "stopped"
+    assert record.settings.step_boundary == "backward"
+    assert record.settings.optimizers == ()
+    assert len(record.steady_steps()) >= 5
+    assert any("no optimizer.step() was seen" in n for n in record.notes)

@@ -1,0 +1,66 @@
+"""The script runs under the probe exactly as under plain python."""
+
+import shutil
+
+import pytest
+
+from probe_helpers import SCRIPTS, diagnose, parity_line, plain_python
+
+
+@pytest.mark.parametrize("exit_code", [0, 3])
+def test_script_sees_what_plain_python_gives(tmp_path, exit_code):
+    work = tmp_path / "work"
+    work.mkdir()
+    script = shutil.copy(SCRIPTS / "parity.py", work / "parity.py")
+    args = ["parity.py", "--lr", "0.1", "--", "x y"]
+    env = {"PARITY_EXIT": str(exit_code)}
+    plain = plain_python(*args, stdin="hello\n", cwd=work, env=env)
+    probed, record = diagnose(tmp_path / "out", *args, stdin="hello\n", cwd=work, env=env)
+
+    assert parity_line(probed.stdout) == parity_line(plain.stdout)
+    assert parity_line(plain.stdout)["stdin"] == "hello"
+    assert "to stderr" in probed.stderr
+    assert probed.returncode == plain.returncode == exit_code
+    assert record.outcome.exit_code == exit_code
+    assert record.outcome.status == ("completed" if exit_code == 0 else "failed")
+    assert record.invocation.script == str(script)
+    assert record.invocation.args == ("--lr", "0.1", "--", "x y")
+
+
+def test_double_dash_after_script_is_not_passed_on(tmp_path):
+    work = tmp_path / "work"
+    work.mkdir()
+    shutil.copy(SCRIPTS / "parity.py", work / "parity.py")
+    probed, _ = diagnose(tmp_path / "out", "parity.py", "--", "--epochs", "3", cwd=work)
+    plain = plain_python("parity.py", "--epochs", "3", cwd=work)
+    assert parity_line(probed.stdout)["argv"] == parity_line(plain.stdout)["argv"] == ["parity.py", "--epochs", "3"]
+
+
+def test_module_mode_matches_python_dash_m(tmp_path):
+    work = tmp_path / "work"
+    shutil.copytree(SCRIPTS / "parity_pkg", work / "parity_pkg")
+    plain = plain_python("-m", "parity_pkg.mod", "a", cwd=work)
+    probed, record = diagnose(tmp_path / "out", "-m", "parity_pkg.mod", "a", cwd=work)
+    assert parity_line(probed.stdout) == parity_line(plain.stdout)
+    assert record.invocation.module == "parity_pkg.mod"
+
+
+def test_script_without_main_guard_and_fork_workers(tmp_path):
+    plain = plain_python(str(SCRIPTS / "unguarded.py"))
+    probed, record = diagnose(tmp_path / "out", str(SCRIPTS / "unguarded.py"))
+    assert plain.returncode == probed.returncode == 0
+    assert "unguarded done" in probed.stdout
+    assert record.settings.dataloaders[0].num_workers == 2
+    assert record.settings.dataloaders[0].start_method == "fork"
+    assert sum(w.batches for w in record.workers) == 16  # 256 samples / 16, fetched by the two workers
+
+
+def test_missing_script_is_a_clear_message(tmp_path):
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-m", "trainprobe", "diagnose", "-o", str(tmp_path / "o"), "nope.py"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert "script not found: nope.py" in proc.stderr
+    assert "Traceback" not in proc.stderr

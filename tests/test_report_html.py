@@ -1,0 +1,204 @@
+"""The HTML report, section by section, from run records built in code (fake hardware) and recorded runs."""
+
+from __future__ import annotations
+
+import html as htmllib
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+import report_fakes as F
+from trainprobe.diagnosis import Diagnosis, Verdict
+from trainprobe.record import RunRecord
+from trainprobe.report import MAX_POINTS, render_html, write_html
+
+RUNS = sorted((Path(__file__).parent / "data" / "runs").glob("*.run.json"))
+
+
+def _render(case: str) -> str:
+    record, diagnosis = F.CASES[case]
+    return render_html(record(), diagnosis())
+
+
+def _section(html: str, section_id: str) -> str:
+    m = re.search(rf'<section[^>]*id="{section_id}"[^>]*>(.*?)</section>', html, re.S)
+    assert m, f"section {section_id} missing"
+    return m.group(1)
+
+
+def _embedded(html: str) -> dict:
+    m = re.search(r'<script type="application/json" id="run-record">(.*?)</script>', html, re.S)
+    assert m
+    return json.loads(m.group(1))
+
+
+def test_sections_come_most_important_first():
+    html = _render("input_bound")
+    order = ["verdict", "findings", "breakdown", "timelines", "ops", "hotspots", "settings", "environment",
+             "outcome", "raw"]
+    positions = [html.index(f'id="{s}"') for s in order]
+    assert positions == sorted(positions)
+
+
+def test_verdict_shows_headline_step_time_and_throughput():
+    verdict = _section(_render("input_bound"), "verdict")
+    assert "Input-bound" in verdict
+    assert "The GPU waits for data: 70% of each training step" in verdict
+    assert "250 ms" in verdict and "4.00" in verdict and "256" in verdict
+    assert "waiting for data" in verdict
+    # the starving device is on the first screen: the GPU chart and its summary sit in the verdict card
+    assert '<svg class="chart"' in verdict
+    assert "sat idle" in verdict
+
+
+def test_findings_are_ranked_by_gain_with_evidence_snippet_and_docs():
+    findings = _section(_render("input_bound"), "findings")
+    first, second = findings.index("Too few DataLoader workers"), findings.index("pin_memory is off")
+    assert first < second  # the engine listed pin_memory first; 0.16 s/step beats 0.004 s/step
+    assert "&gt; 20%" in findings  # threshold beside the measured value
+    assert "about 2.9× faster steps" in findings
+    assert "num_workers=8, persistent_workers=True" in findings
+    assert "data-copy" in findings
+    assert 'href="https://pytorch.org/docs/stable/data.html#multi-process-data-loading"' in findings
+    assert 'href="javascript:' not in findings  # only http(s) references become links
+    assert "dataloader-too-few-workers" in findings
+
+
+def test_verification_is_shown_when_measured():
+    findings = _section(_render("compute_bound"), "findings")
+    assert "What-if (measured)" in findings and "1.7×" in findings
+
+
+def test_breakdown_compares_warmup_and_steady():
+    section = _section(_render("input_bound"), "breakdown")
+    assert "40 steady steps" in section and "5 warm-up steps" in section
+    for label in ("data wait", "host→device copy", "forward", "backward", "optimizer", "other"):
+        assert label in section
+    assert "176 ms" in section  # steady mean data wait of the fake steps
+
+
+def test_timelines_have_gpu_cpu_disk_charts_with_step_boundaries():
+    section = _section(_render("input_bound"), "timelines")
+    for title in ("Step time", "GPU utilization", "GPU power vs limit", "GPU memory", "CPU by process", "Disk read"):
+        assert title in section
+    assert section.count('class="step-tick"') >= 6
+    assert "worker 0 (pid 4300)" in section and "main process (pid 4242)" in section
+    assert "GPU 0 limit 400 W" in section and "GPU 0 total 40.0 GiB" in section
+    assert "steady (measured)" in section
+
+
+def test_no_gpu_run_says_why_instead_of_empty_charts():
+    html = _render("no_gpu")
+    assert "GPU metrics unavailable: NVML library not found (no NVIDIA driver)" in html
+    timelines = _section(html, "timelines")
+    assert "GPU utilization" not in timelines and "GPU power" not in timelines
+    assert "CPU by process" in timelines
+    verdict = _section(html, "verdict")
+    assert "GPU busy" not in verdict
+    assert "No GPU: the main process kept" in verdict
+    assert "cProfile was turned off" in _section(html, "hotspots")
+
+
+def test_crash_before_first_step_puts_outcome_and_traceback_up_front():
+    html = _render("crashed")
+    assert html.index('id="outcome"') < html.index('id="findings"')
+    assert "The run failed (exit code 1)" in html
+    outcome = _section(html, "outcome")
+    assert "Traceback (most recent call last)" in outcome
+    assert "&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;" in outcome
+    assert "No training step was measured" in _section(html, "breakdown")
+    assert "the run ended before the profiler window" in _section(html, "ops")
+
+
+def test_ops_and_hotspots_tables():
+    html = _render("input_bound")
+    ops = _section(html, "ops")
+    assert "aten::convolution" in ops and "sm80_xmma_fprop_implicit_gemm" in ops
+    assert "By CPU time" in ops and "By CUDA time" in ops
+    hot = _section(html, "hotspots")
+    assert "train.py:41" in hot  # made relative to the run's folder
+    assert "PIL/ImageFile.py:250" in hot  # site-packages prefix dropped
+    assert "decode 55%" in hot
+
+
+def test_environment_and_settings():
+    html = _render("input_bound")
+    env = _section(html, "environment")
+    assert "FAKE GPU A100-SXM4-40GB" in env and "Pillow 10.4.0, libjpeg-turbo" in env
+    assert "16 usable by this run" in env and "gen 4 ×16" in env
+    settings = _section(html, "settings")
+    assert "torchvision.datasets.folder.ImageFolder" in settings and "OMP_NUM_THREADS" in settings
+    assert "torch.optim.sgd.SGD" in settings and "Mixed precision (AMP)" in settings
+
+
+def test_user_strings_are_escaped():
+    html = render_html(F.xss_record(), F.xss_diagnosis())
+    assert "<img" not in html
+    assert "<b>bold</b>" not in html
+    assert "&lt;img src=x onerror=alert(1)&gt;.py" in html
+    assert html.count("<script") == 2  # the record and the buttons' script, nothing injected
+    data = _embedded(html)  # "</script>" inside the record cannot close its tag
+    assert data["outcome"]["exception_message"].endswith("</script><script>alert(1)</script>")
+    assert "\\u003c/script" in html
+
+
+def test_embedded_record_round_trips():
+    record = F.input_bound_record()
+    data = _embedded(render_html(record, F.input_bound_diagnosis()))
+    assert RunRecord.from_dict(data) == record
+    assert "report_note" not in data
+
+
+def test_page_makes_no_request_to_another_host():
+    html = _render("input_bound")
+    assert "Content-Security-Policy" in html and "default-src 'none'" in html
+    assert not re.search(r'\s(src|srcset|action|poster|data)\s*=\s*"(https?:)?//', html)
+    assert "url(http" not in html and "@import" not in html
+    # the only outbound URLs are reference links a person clicks
+    for href in re.findall(r'href="(https?://[^"]+)"', html):
+        assert href.startswith("https://pytorch.org/")
+
+
+def test_empty_record_renders():
+    html = render_html(RunRecord(), Diagnosis(verdict=Verdict(category="unknown", headline="Nothing was measured.")))
+    assert "Nothing was measured." in html
+    assert "Operator profile unavailable" in html and "Python hotspots unavailable" in html
+
+
+def test_write_html_is_atomic_and_returns_the_path(tmp_path):
+    path = write_html(F.no_gpu_record(), F.no_gpu_diagnosis(), tmp_path / "sub" / "report.html")
+    assert path == tmp_path / "sub" / "report.html"
+    assert path.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    assert [p.name for p in path.parent.iterdir()] == ["report.html"]
+
+
+@pytest.mark.slow
+def test_an_hour_at_10hz_stays_a_few_mb():
+    record = F.long_record(hours=1.0, hz=10.0, workers=8)
+    assert len(record.samples.host.t) == 36_000 and len(record.samples.processes) == 9
+    html = render_html(record, F.input_bound_diagnosis())
+    assert len(html.encode()) < 3_000_000
+    for path in re.findall(r'<path d="([^"]+)" fill="none"', html):
+        assert path.count("M") + path.count("L") <= MAX_POINTS
+    data = _embedded(html)
+    assert "abridged copy" in data["report_note"]
+    assert len(data["samples"]["host"]["t"]) <= 1500
+    assert "(one tick every" in html
+
+
+def _diagnose(record: RunRecord) -> Diagnosis:
+    try:
+        from trainprobe.engine import diagnose  # built in parallel; use it when it is there
+    except ImportError:
+        return Diagnosis(verdict=Verdict(category="unknown", headline="(rendered without the rule engine)"))
+    return diagnose(record)
+
+
+@pytest.mark.parametrize("path", RUNS, ids=[p.name for p in RUNS])
+def test_recorded_runs_render(path):
+    record = RunRecord.load(path)
+    html = render_html(record, _diagnose(record))
+    assert htmllib.escape(record.outcome.status) in html
+    assert RunRecord.from_dict(_embedded(html)).invocation == record.invocation

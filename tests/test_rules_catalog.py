@@ -1,0 +1,267 @@
+"""The rule catalog: every rule documented, triggered by its bad record and not by its good one.
+
+Rule cases are in ``rule_cases/`` (records built from the dataclasses, fakes of
+hardware). Recorded real runs of the sample scripts, when the probe has saved
+them under ``tests/data/runs/``, are diagnosed against what each sample script
+says it plants (its ``TRAINPROBE_SAMPLE`` dictionary).
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import sys
+import tomllib
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from trainprobe.cli import main
+from trainprobe.diagnosis import SEVERITIES
+from trainprobe.engine import DOC_SECTIONS, diagnose, load_rules
+from trainprobe.record import RunRecord
+from trainprobe.resources import rules_dir
+
+sys.path.insert(0, os.path.dirname(__file__))
+from rule_cases.cases import CASES  # noqa: E402
+from rule_cases.records import cpu_record, gpu_record, with_settings  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+RULES, ERRORS = load_rules()
+BY_ID = {r.id: r for r in RULES}
+RULE_FILES = sorted(rules_dir().glob("*.toml"))
+SHARED_IDS = {  # the ids agreed with the sample scripts and the what-if (.notes/CONTEXT.md)
+    "dataloader-too-few-workers", "dataloader-pin-memory-off",
+    "dataloader-workers-restart-each-epoch", "dataloader-prefetch-starved",
+    "workers-decode-bound", "workers-augment-bound", "storage-bound-input",
+    "host-overhead-in-loop", "item-sync-in-loop", "tensor-created-on-cpu-in-loop",
+    "cpu-oversubscription", "debug-api-enabled", "validation-without-no-grad",
+    "zero-grad-without-set-to-none", "adam-with-l2-weight-decay", "optimizer-not-fused",
+    "no-lr-schedule", "pageable-host-to-device-copies", "launch-bound-small-ops",
+    "amp-not-used", "tf32-disabled", "cudnn-benchmark-off", "channels-last-under-amp",
+    "small-batch-underused-gpu", "model-on-cpu-with-gpu-available", "gpu-throttling",
+    "low-power-at-high-utilization", "memory-near-limit", "data-parallel-instead-of-ddp",
+    "single-gpu-of-many",
+}
+FIX_IDS = {"num_workers", "pin_memory", "persistent_workers", "prefetch_factor",
+           "cudnn_benchmark", "tf32", "amp_bf16", "amp_fp16", "set_to_none",
+           "fused_optimizer", "anomaly_off", "channels_last", "compile"}
+# Rules that may fire on a run that used no GPU (the others are GPU-only).
+CPU_RULES = {
+    "dataloader-too-few-workers", "dataloader-workers-restart-each-epoch",
+    "dataloader-prefetch-starved", "workers-decode-bound", "workers-augment-bound",
+    "storage-bound-input", "host-overhead-in-loop", "item-sync-in-loop",
+    "tensor-created-on-cpu-in-loop", "cpu-oversubscription", "debug-api-enabled",
+    "validation-without-no-grad", "zero-grad-without-set-to-none",
+    "adam-with-l2-weight-decay", "no-lr-schedule", "model-on-cpu-with-gpu-available",
+    "memory-near-limit",
+}
+
+
+def test_the_catalog_loads_cleanly():
+    assert ERRORS == []
+
+
+def test_the_catalog_has_every_shared_rule_id():
+    assert set(BY_ID) == SHARED_IDS
+    assert {p.stem for p in RULE_FILES} == SHARED_IDS
+
+
+@pytest.mark.parametrize("path", RULE_FILES, ids=lambda p: p.stem)
+def test_every_rule_file_has_all_doc_sections(path):
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    docs = data["docs"]
+    for section in DOC_SECTIONS:
+        assert docs.get(section), f"{path.name}: docs.{section} is empty"
+    assert all(ref.startswith("https://") for ref in docs["references"])
+    for option in data.get("options", {}):
+        assert f"`{option}`" in docs["options"], f"{path.name}: option {option} undocumented"
+        assert f"`{option}`" in docs["evidence"] or f"`{option}`" in docs["options"]
+
+
+@pytest.mark.parametrize("rule_id", sorted(SHARED_IDS))
+def test_rule_fields(rule_id):
+    rule = BY_ID[rule_id]
+    assert rule.severity in SEVERITIES
+    assert rule.name and not rule.name.endswith(".")
+    if rule.fix_id is not None and "{" not in rule.fix_id.source:
+        assert rule.fix_id.source in FIX_IDS
+    assert rule.gpu_only == (rule_id not in CPU_RULES)
+
+
+@pytest.mark.parametrize("rule_id", sorted(SHARED_IDS))
+def test_every_rule_has_a_case(rule_id):
+    assert rule_id in CASES
+
+
+@pytest.mark.parametrize("rule_id", sorted(CASES))
+def test_bad_record_triggers_the_rule(rule_id):
+    case = CASES[rule_id]
+    result = diagnose(case.bad())
+    assert result.rule_errors == ()
+    found = {f.id: f for f in result.findings}
+    assert rule_id in found, f"{rule_id} did not fire; findings: {sorted(found)}"
+    finding = found[rule_id]
+    assert finding.severity == case.severity
+    assert finding.message and finding.advice and finding.title
+    for text in (finding.title, finding.message, finding.advice, finding.snippet):
+        assert "n/a" not in text, text  # every number in the message is known
+    assert finding.evidence and finding.evidence[0].value != "n/a"
+    if finding.fix_id is not None:
+        assert finding.fix_id in FIX_IDS
+    assert finding.docs.what
+
+
+@pytest.mark.parametrize("rule_id", sorted(CASES))
+def test_good_record_does_not_trigger_the_rule(rule_id):
+    result = diagnose(CASES[rule_id].good())
+    assert rule_id not in {f.id for f in result.findings}
+
+
+@pytest.mark.parametrize("rule_id", sorted(SHARED_IDS - CPU_RULES))
+def test_gpu_rules_stay_quiet_on_a_cpu_only_run(rule_id):
+    bad = CASES[rule_id].bad()
+    cpu_only = with_settings(bad, cuda_used=False, devices_used=("cpu",))
+    assert rule_id not in {f.id for f in diagnose(cpu_only).findings}
+
+
+@pytest.mark.parametrize("rule_id", ["item-sync-in-loop", "tensor-created-on-cpu-in-loop"])
+def test_gpu_habits_are_info_on_a_cpu_only_run(rule_id):
+    from rule_cases.cases import _creations, _item_cpu
+    record = _item_cpu(2.0) if rule_id == "item-sync-in-loop" else _creations(cpu_record(), 3, 0)
+    finding = next(f for f in diagnose(record).findings if f.id == rule_id)
+    assert finding.severity == "info"
+    assert "on a GPU" in finding.message
+
+
+# Rules about settings or the machine, which still make sense when no step was measured.
+NO_STEP_RULES = {"memory-near-limit", "adam-with-l2-weight-decay", "zero-grad-without-set-to-none",
+                 "validation-without-no-grad", "debug-api-enabled", "data-parallel-instead-of-ddp"}
+
+
+@pytest.mark.parametrize("rule_id", sorted(CASES))
+def test_a_run_without_steps_gets_only_findings_that_make_sense(rule_id):
+    crashed = replace(CASES[rule_id].bad(), steps=())
+    result = diagnose(crashed)
+    assert result.verdict.category == "unknown"
+    assert {f.id for f in result.findings} <= NO_STEP_RULES
+    assert BY_ID[rule_id].without_steps == (rule_id in NO_STEP_RULES)
+
+
+@pytest.mark.parametrize("record", [gpu_record, cpu_record], ids=["gpu", "cpu"])
+def test_a_clean_run_gets_nothing_above_info(record):
+    result = diagnose(record())
+    assert [f.id for f in result.findings if f.severity != "info"] == []
+    assert result.verdict.category == "compute"
+
+
+def test_the_example_from_the_issue():
+    """A GPU waiting 64% of the step, 8 cores usable, num_workers=0 -> 6 workers, ~2.5-3x."""
+    finding = next(f for f in diagnose(CASES["dataloader-too-few-workers"].bad()).findings
+                   if f.id == "dataloader-too-few-workers")
+    assert finding.title == "the GPU waits for data 64% of every step"
+    assert "num_workers=6 (8 cores usable" in finding.advice
+    assert "num_workers=6" in finding.snippet and "batch_size=256" in finding.snippet
+    assert 2.5 <= finding.gain.speedup <= 3.0
+    assert finding.fix_id == "num_workers"
+
+
+# --- the CLI ----------------------------------------------------------------------------------
+
+def test_rules_list(capsys):
+    assert main(["rules", "list"]) == 0
+    out = capsys.readouterr().out
+    for rule_id in SHARED_IDS:
+        assert rule_id in out
+    assert f"{len(SHARED_IDS)} rules." in out
+
+
+def test_rules_explain(capsys):
+    assert main(["rules", "explain", "dataloader-too-few-workers"]) == 0
+    out = capsys.readouterr().out
+    for heading in ("What it does", "Why it matters", "Evidence", "What to do", "Options",
+                    "References", "Condition"):
+        assert f"\n{heading}\n" in out
+    assert out.startswith("dataloader-too-few-workers: DataLoader with too few workers\n")
+    assert "min_wait_share = 0.1" in out
+
+
+def test_rules_explain_unknown_id(capsys):
+    assert main(["rules", "explain", "dataloader-too-few"]) == 2
+    err = capsys.readouterr().err
+    assert "no rule 'dataloader-too-few'" in err and "dataloader-too-few-workers" in err
+
+
+def test_rules_with_a_user_folder(tmp_path, capsys):
+    (tmp_path / "tiny-batches.toml").write_text((ROOT / "rules" / "README.md").read_text(
+        encoding="utf-8").split("```toml\n", 1)[1].split("```", 1)[0], encoding="utf-8")
+    assert main(["rules", "check", str(tmp_path)]) == 0
+    assert main(["rules", "list", "--rules", str(tmp_path)]) == 0
+    assert "tiny-batches" in capsys.readouterr().out
+    assert main(["rules", "explain", "tiny-batches", "--rules", str(tmp_path)]) == 0
+    small = replace(cpu_record(), steps=tuple(replace(s, samples=8) for s in cpu_record().steps))
+    assert "tiny-batches" in {f.id for f in diagnose(small, [tmp_path]).findings}
+    assert "tiny-batches" not in {f.id for f in diagnose(cpu_record(), [tmp_path]).findings}
+
+
+def test_rules_check_reports_errors(tmp_path, capsys):
+    (tmp_path / "broken.toml").write_text('id = "broken"\n', encoding="utf-8")
+    assert main(["rules", "check", str(tmp_path)]) == 1
+    assert f"{tmp_path / 'broken.toml'}:1: missing required key" in capsys.readouterr().err
+
+
+def test_the_rules_readme_lists_every_fact():
+    readme = (ROOT / "rules" / "README.md").read_text(encoding="utf-8")
+    from trainprobe.facts import FACT_CATALOG
+    missing = [name for name in FACT_CATALOG if f"`{name}`" not in readme]
+    assert missing == []
+
+
+def test_rules_facts_lists_the_catalog(capsys):
+    assert main(["rules", "facts"]) == 0
+    out = capsys.readouterr().out
+    assert "data_wait_share (share)" in out and "[gpu]" in out
+
+
+# --- recorded real runs of the sample scripts --------------------------------------------------
+
+# The lead's recorded runs, and runs of the sample scripts recorded on a 2-core machine
+# without a GPU when the rule engine was written (tests/rule_cases/runs/).
+RUNS = sorted((ROOT / "tests" / "data" / "runs").glob("*.run.json")) + sorted(
+    (ROOT / "tests" / "rule_cases" / "runs").glob("*.run.json"))
+
+
+def _sample_meta(record: RunRecord):
+    script = record.invocation.script
+    if not script:
+        return None
+    path = ROOT / "sample_scripts" / Path(script).name
+    if not path.exists():
+        return None
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "TRAINPROBE_SAMPLE":
+            return ast.literal_eval(node.value)
+    return None
+
+
+@pytest.mark.parametrize("path", RUNS, ids=lambda p: p.name)
+def test_recorded_run_names_the_planted_bottleneck(path):
+    record = RunRecord.load(path)
+    meta = _sample_meta(record)
+    if meta is None:
+        pytest.skip(f"{path.name} is not a run of a sample script")
+    kind = "gpu" if record.settings.cuda_used else "cpu"
+    result = diagnose(record)
+    assert result.rule_errors == ()
+    found = {f.id: f for f in result.findings}
+    for rule_id in meta["findings"][kind]:
+        assert rule_id in found, f"{rule_id} expected; got {sorted(found)}"
+    expected_verdict = meta["verdict"][kind]
+    if expected_verdict:
+        assert result.verdict.category == expected_verdict, result.verdict.headline
+    allowed = set(meta["findings"][kind]) | set(meta.get("allow", {}).get(kind, []))
+    loud = {i for i, f in found.items() if f.severity != "info"}
+    assert loud <= allowed, f"unexpected findings above info: {sorted(loud - allowed)}"
+    if meta.get("clean"):
+        assert not loud

@@ -1,0 +1,140 @@
+"""The what-if's planning and statistics on fixed numbers, and the path with nothing to inject."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from trainprobe.api import DiagnoseResult
+from trainprobe.diagnosis import Diagnosis, Fact, Finding, Verdict
+from trainprobe.record import Environment, Invocation, LoaderSettings, RunRecord, Settings
+from trainprobe.whatif import verify_result
+from trainprobe.whatif.plan import num_workers_sweep, plan_candidates, schedule
+from trainprobe.whatif.trials import (
+    Trial, baseline_noise, gain_threshold, interval, is_measured_gain, pair_ratios,
+)
+from trainprobe.whatif.verify import _gain_text
+
+
+def _trial(step_time, label="fix", status="ok"):
+    return Trial(index=0, label=label, status=status, step_time=step_time, steps=10)
+
+
+def test_pair_ratios_and_interval():
+    pairs = [(_trial(0.10, "baseline"), _trial(0.05)), (_trial(0.12, "baseline"), _trial(0.05)),
+             (_trial(0.11, "baseline"), _trial(0.05))]
+    ratios = pair_ratios(pairs)
+    assert ratios == pytest.approx((2.0, 2.4, 2.2))
+    result = interval(ratios)
+    assert (result.median, result.low, result.high, result.n) == pytest.approx((2.2, 2.0, 2.4, 3))
+    assert interval(()) is None
+
+
+def test_a_failed_trial_gives_no_pair():
+    pairs = [(_trial(0.1, "baseline"), _trial(None, status="failed")), (_trial(0.1, "baseline"), _trial(0.08))]
+    assert pair_ratios(pairs) == pytest.approx((1.25,))
+
+
+def test_gain_needs_two_pairs_all_above_the_threshold_and_the_noise():
+    assert is_measured_gain(interval([1.3, 1.4]))
+    assert not is_measured_gain(interval([1.5]))  # one pair: no interval
+    assert not is_measured_gain(interval([1.04, 1.5, 1.6]))  # one pair at or under 5 %
+    assert not is_measured_gain(interval([1.15, 1.2]), noise=0.2)  # baselines differed by 20 %
+    assert is_measured_gain(interval([1.25, 1.3]), noise=0.2)
+    assert gain_threshold(0.0) == 1.05 and gain_threshold(0.3) == pytest.approx(1.3)
+
+
+def test_baseline_noise():
+    assert baseline_noise([_trial(0.1, "baseline")]) == 0.0
+    assert baseline_noise([_trial(0.1, "baseline"), _trial(0.12, "baseline")]) == pytest.approx(0.2)
+
+
+def test_texts_say_measured_or_no_gain():
+    assert _gain_text(interval([2.3, 2.4, 2.5]), 0.0, True) == "measured: 2.40× faster steps (2.30–2.50, n=3)"
+    text = _gain_text(interval([0.98, 1.02]), 0.0, False)
+    assert text.startswith("no measurable gain here: 1.00× (0.98–1.02, n=2)")
+    assert "single pair" in _gain_text(interval([1.8]), 0.0, False)
+    assert "slower" in _gain_text(interval([0.7, 0.8]), 0.0, False)
+
+
+def test_num_workers_sweep_around_the_suggestion_capped_by_cores():
+    assert num_workers_sweep(1, 0, 2) == (1, 2)
+    assert num_workers_sweep(4, 0, 16) == (2, 4, 8)
+    assert num_workers_sweep(4, 0, 5) == (2, 4)
+    assert num_workers_sweep(4, 4, 4) == (2,)  # the value in use is the baseline
+
+
+def test_schedule_fits_the_budget():
+    # 10 s trials, 3 candidates, 160 s left: one round (3), a second (4), room kept for 2 combined pairs.
+    plan = schedule(3, 10.0, 160.0, combined=True)
+    assert plan.candidates == 3 and plan.rounds == 3
+    assert plan.order == (0, 1, 2, None, 2, 1, 0, None, 0, 1, 2)
+    assert len(plan.order) * 10.0 + 4 * 10.0 <= 160.0
+    # Too little for a second round: one pass, and only the candidates that fit.
+    assert schedule(3, 10.0, 35.0).order == (0, 1, 2)
+    assert schedule(3, 10.0, 25.0) .candidates == 2
+    assert schedule(2, 10.0, 5.0).order == ()
+
+
+def _record(script: Path, cuda: bool = False) -> RunRecord:
+    return RunRecord(
+        invocation=Invocation(script=str(script), cwd=str(script.parent), python_executable="python"),
+        environment=Environment(usable_cores=2, logical_cores=2),
+        settings=Settings(dataloaders=(LoaderSettings(num_workers=0, used_in_training=True),), cuda_used=cuda),
+    )
+
+
+def _finding(rule: str, fix_id=None) -> Finding:
+    return Finding(id=rule, name=rule, category="input", severity="warning", title=rule, message="m",
+                   advice="a", fix_id=fix_id)
+
+
+def test_which_findings_become_trials(tmp_path):
+    diagnosis = Diagnosis(verdict=Verdict(category="input", headline="h"), facts=(
+        Fact("suggested_num_workers", 1),), findings=(
+        _finding("dataloader-too-few-workers", "num_workers"),
+        _finding("dataloader-pin-memory-off", "pin_memory"),
+        _finding("dataloader-workers-restart-each-epoch", "persistent_workers"),
+        _finding("amp-not-used", "amp_fp16"),
+        _finding("storage-bound-input"),
+        _finding("zero-grad-without-set-to-none", "set_to_none"),
+    ))
+    candidates, decided, answers = plan_candidates(_record(tmp_path / "train.py"), diagnosis)
+    assert [c.key for c in candidates] == ["num_workers=1", "num_workers=2", "set_to_none"]
+    assert answers["dataloader-too-few-workers"] == ["num_workers=1", "num_workers=2"]
+    assert decided["dataloader-pin-memory-off"].status == "not_run"  # no GPU used
+    assert decided["dataloader-workers-restart-each-epoch"].status == "not_run"  # no workers
+    assert decided["amp-not-used"].status == "not_injectable" and "GradScaler" in decided["amp-not-used"].text
+    assert decided["storage-bound-input"].status == "not_injectable"
+    assert "/dev/shm" in decided["storage-bound-input"].text
+
+
+def test_nothing_to_inject_says_how_to_try_by_hand(tmp_path):
+    script = tmp_path / "train.py"
+    script.write_text("print('never run')\n")
+    record = _record(script)
+    record_path = tmp_path / "run.json"
+    record.save(record_path)
+    diagnosis = Diagnosis(verdict=Verdict(category="input", headline="h"),
+                          findings=(_finding("storage-bound-input"), _finding("small-batch-underused-gpu")))
+    result = DiagnoseResult(record, record_path, diagnosis, None, {"findings": []})
+    lines = []
+    verified = verify_result(result, budget=30, progress=lines.append)
+    v = {f.id: f.verification for f in verified.diagnosis.findings}
+    assert v["storage-bound-input"].status == "not_injectable"
+    assert "batch size" in v["small-batch-underused-gpu"].text
+    saved = json.loads((tmp_path / "whatif.json").read_text())
+    assert saved["trials"] == [] and saved["findings"]["storage-bound-input"]["status"] == "not_injectable"
+    assert not (tmp_path / "verify").exists()  # nothing was run
+    assert any("no finding has a fix" in line for line in lines)
+
+
+def test_verify_refuses_a_record_whose_script_is_gone(tmp_path):
+    from trainprobe.cli import main
+
+    record = _record(tmp_path / "gone.py")
+    record.save(tmp_path / "run.json")
+    assert main(["verify", str(tmp_path / "run.json"), "-q"]) == 2
+    assert main(["verify", str(tmp_path / "missing.json"), "-q"]) == 2

@@ -1,0 +1,201 @@
+"""Trials of the what-if: short bounded runs of the script, and the statistics over them.
+
+Each trial is a fresh child process under the probe with a short window (a
+few warm-up steps, then a few seconds of steady steps, no profilers). Its
+figure is the median duration of its steady steps, robust to the odd slow
+step a shared machine throws in. Baseline and fix trials alternate, and each
+fix trial is paired with the baseline of its round; the speed-up of a pair is
+baseline median / fix median, and a fix's result is the median over its pairs
+with the min–max as its interval.
+
+A gain counts as *measured* only when there are at least two pairs and the
+whole interval lies above ``max(GAIN_THRESHOLD, 1 + baseline noise)``: more
+than 5 % in every pair, and more than the baseline runs differed among
+themselves. Anything less is reported as "no measurable gain here".
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Optional, Sequence
+
+from ..probe.config import WindowPlan
+from ..probe.events import read_events
+from ..record import PHASE_WARMUP, RunRecord
+
+__all__ = [
+    "GAIN_THRESHOLD",
+    "MIN_STEADY_STEPS",
+    "trial_plan",
+    "Trial",
+    "Interval",
+    "run_trial",
+    "summarize_trial",
+    "pair_ratios",
+    "interval",
+    "baseline_noise",
+    "gain_threshold",
+    "is_measured_gain",
+]
+
+GAIN_THRESHOLD = 1.05  # the whole interval must be above this (and above the baseline noise)
+MIN_STEADY_STEPS = 3  # a trial with fewer steady steps has no figure
+_MAX_LOSSES_KEPT = 200
+
+
+def trial_plan(max_seconds: Optional[float] = 60.0) -> WindowPlan:
+    """The window every trial runs: short, timed by steps and seconds, no profilers."""
+    return WindowPlan(
+        warmup_steps=3, warmup_max_seconds=15.0, steady_min_steps=6, steady_seconds=3.0,
+        steady_max_steps=200, steady_max_seconds=12.0, max_seconds=max_seconds,
+        profiler=False, cprofile=False,
+    )
+
+
+@dataclass(frozen=True)
+class Trial:
+    """One run of the script: the baseline (no fixes) or with fixes applied."""
+
+    index: int
+    label: str  # "baseline", "num_workers=2", "combined"
+    fixes: dict = field(default_factory=dict)
+    out_dir: str = ""
+    status: str = "ok"  # ok, failed, interrupted
+    reason: str = ""
+    wall: float = 0.0  # seconds the trial took, start-up included
+    steps: int = 0  # steady steps measured
+    step_time: Optional[float] = None  # median steady step, seconds
+    steps_per_second: Optional[float] = None
+    samples_per_second: Optional[float] = None
+    epoch_start_step_time: Optional[float] = None  # median of steps that started an epoch (after warm-up)
+    losses: tuple[float, ...] = ()  # per backward in the measured window
+    fixes_applied: tuple[str, ...] = ()  # what the child says took effect
+    fix_details: tuple[str, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok" and self.step_time is not None
+
+    def to_dict(self) -> dict:
+        return {
+            "index": self.index, "label": self.label, "fixes": dict(self.fixes), "out_dir": self.out_dir,
+            "status": self.status, "reason": self.reason, "wall_s": self.wall, "steps": self.steps,
+            "step_time_s": self.step_time, "steps_per_second": self.steps_per_second,
+            "samples_per_second": self.samples_per_second,
+            "epoch_start_step_time_s": self.epoch_start_step_time, "losses": list(self.losses),
+            "fixes_applied": list(self.fixes_applied), "fix_details": list(self.fix_details),
+        }
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A speed-up over pairs: the median ratio and its min–max."""
+
+    median: float
+    low: float
+    high: float
+    n: int
+    ratios: tuple[float, ...] = ()
+
+
+def run_trial(index: int, label: str, target: Sequence[str], fixes: dict, out_dir: Path,
+              plan: WindowPlan, timeout: Optional[float], python: str,
+              run: Optional[Callable] = None) -> Trial:
+    """Run the script once under the probe with ``fixes``; the script's output goes to a log file."""
+    from ..probe.launch import ProbeOptions, run_probe
+
+    run = run or run_probe
+    out_dir.mkdir(parents=True, exist_ok=True)
+    options = ProbeOptions(out_dir=out_dir, plan=plan, timeout=timeout, fixes=dict(fixes), python=python,
+                           child_output=out_dir / "script-output.log")
+    start = time.monotonic()
+    try:
+        result = run(target, options)
+    except Exception as exc:  # one broken trial must not end the what-if
+        return Trial(index, label, dict(fixes), str(out_dir), status="failed",
+                     reason=f"trainprobe could not run the trial ({type(exc).__name__}: {exc})",
+                     wall=time.monotonic() - start)
+    return summarize_trial(index, label, fixes, out_dir, result.record, time.monotonic() - start)
+
+
+def summarize_trial(index: int, label: str, fixes: dict, out_dir: Path, record: RunRecord,
+                    wall: float) -> Trial:
+    """A trial's figures from its run record and the child's loss and fixes events."""
+    steps = record.steady_steps()
+    losses, applied, details = _child_extras(out_dir / "events.jsonl")
+    base = dict(index=index, label=label, fixes=dict(fixes), out_dir=str(out_dir), wall=wall,
+                losses=losses, fixes_applied=applied, fix_details=details)
+    status = record.outcome.status
+    if status == "interrupted":
+        return Trial(status="interrupted", reason="interrupted with Ctrl-C", **base)
+    # A trial ended by its timeout still measured its steady steps; a crash did not end cleanly enough.
+    if status not in ("stopped", "completed", "timeout") or len(steps) < MIN_STEADY_STEPS:
+        why = record.outcome.reason or status
+        if status in ("stopped", "completed", "timeout"):
+            why = f"only {len(steps)} steady steps were measured ({why})"
+        detail = f": {record.outcome.exception_type}: {record.outcome.exception_message}" \
+            if record.outcome.exception_type else ""
+        return Trial(status="failed", reason=f"{why}{detail}", steps=len(steps), **base)
+    durations = [s.duration for s in steps]
+    step_time = statistics.median(durations)
+    samples = [s.samples for s in steps if s.samples]
+    per_step = statistics.median(samples) if samples else None
+    epoch_starts = [s.duration for s in record.steps if s.epoch_start and s.phase != PHASE_WARMUP]
+    return Trial(
+        steps=len(steps), step_time=step_time,
+        steps_per_second=1.0 / step_time if step_time > 0 else None,
+        samples_per_second=per_step / step_time if per_step and step_time > 0 else None,
+        epoch_start_step_time=statistics.median(epoch_starts) if epoch_starts else None,
+        **base,
+    )
+
+
+def _child_extras(events_path: Path) -> tuple[tuple[float, ...], tuple[str, ...], tuple[str, ...]]:
+    losses: list[float] = []
+    applied: tuple[str, ...] = ()
+    details: tuple[str, ...] = ()
+    for event in read_events(events_path):
+        kind = event.get("type")
+        if kind == "loss":
+            # Losses of the measured window; all of them if the run never left warm-up.
+            values = event.get("values") or []
+            measured = [v[2] for v in values if len(v) == 3 and v[1] != PHASE_WARMUP]
+            losses = [float(v) for v in (measured or [v[2] for v in values if len(v) == 3])]
+        elif kind == "fixes_applied":
+            applied = tuple(event.get("fixes") or ())
+            details = tuple(event.get("details") or ())
+    return tuple(losses[:_MAX_LOSSES_KEPT]), applied, details
+
+
+# -- statistics -------------------------------------------------------------------
+def pair_ratios(pairs: Sequence[tuple[Trial, Trial]]) -> tuple[float, ...]:
+    """Speed-up of each (baseline, fix) pair: baseline step time / fix step time."""
+    return tuple(b.step_time / f.step_time for b, f in pairs
+                 if b.ok and f.ok and f.step_time and b.step_time)  # type: ignore[operator]
+
+
+def interval(ratios: Sequence[float]) -> Optional[Interval]:
+    if not ratios:
+        return None
+    return Interval(median=statistics.median(ratios), low=min(ratios), high=max(ratios), n=len(ratios),
+                    ratios=tuple(ratios))
+
+
+def baseline_noise(baselines: Sequence[Trial]) -> float:
+    """How much the baseline runs differed among themselves: max/min - 1 of their step times."""
+    times = [b.step_time for b in baselines if b.ok and b.step_time]
+    if len(times) < 2:
+        return 0.0
+    return max(times) / min(times) - 1.0  # type: ignore[type-var]
+
+
+def gain_threshold(noise: float) -> float:
+    return max(GAIN_THRESHOLD, 1.0 + noise)
+
+
+def is_measured_gain(result: Optional[Interval], noise: float = 0.0) -> bool:
+    """Two pairs or more, and every one of them faster than the threshold."""
+    return result is not None and result.n >= 2 and result.low > gain_threshold(noise)
