@@ -11,7 +11,7 @@ TRAINPROBE_SAMPLE = {
     "findings": {"cpu": ["adam-with-l2-weight-decay"], "gpu": ["adam-with-l2-weight-decay"]},
     "allow": {"cpu": [], "gpu": ["launch-bound-small-ops", "small-batch-underused-gpu"]},
     "clean": False,
-    "ci": True,
+    "ci": False,
     "args": [],
 }
 

@@ -11,7 +11,7 @@ TRAINPROBE_SAMPLE = {
     "findings": {"cpu": [], "gpu": ["amp-not-used", "tf32-disabled"]},
     "allow": {"cpu": [], "gpu": []},
     "clean": False,
-    "ci": True,
+    "ci": False,
     "args": [],
 }
 

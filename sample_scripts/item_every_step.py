@@ -7,9 +7,9 @@ stops the CPU from queueing the next step while the GPU works.
 
 TRAINPROBE_SAMPLE = {
     "plants": ".item() twice per step to accumulate loss and accuracy (a GPU sync each)",
-    "verdict": {"cpu": None, "gpu": "sync"},
-    "findings": {"cpu": [], "gpu": ["item-sync-in-loop"]},
-    "allow": {"cpu": ["item-sync-in-loop"], "gpu": ["launch-bound-small-ops", "small-batch-underused-gpu"]},
+    "verdict": {"cpu": "compute", "gpu": "sync"},
+    "findings": {"cpu": ["item-sync-in-loop"], "gpu": ["item-sync-in-loop"]},
+    "allow": {"cpu": [], "gpu": ["launch-bound-small-ops", "small-batch-underused-gpu"]},
     "clean": False,
     "ci": True,
     "args": [],

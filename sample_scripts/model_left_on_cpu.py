@@ -11,7 +11,7 @@ TRAINPROBE_SAMPLE = {
     "findings": {"cpu": [], "gpu": ["model-on-cpu-with-gpu-available"]},
     "allow": {"cpu": [], "gpu": []},
     "clean": False,
-    "ci": True,
+    "ci": False,
     "args": [],
 }
 

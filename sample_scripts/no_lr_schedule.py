@@ -10,7 +10,7 @@ TRAINPROBE_SAMPLE = {
     "findings": {"cpu": ["no-lr-schedule"], "gpu": ["no-lr-schedule"]},
     "allow": {"cpu": [], "gpu": ["launch-bound-small-ops", "small-batch-underused-gpu"]},
     "clean": False,
-    "ci": True,
+    "ci": False,
     "args": [],
 }
 

@@ -15,7 +15,7 @@ TRAINPROBE_SAMPLE = {
     "allow": {"cpu": [], "gpu": ["amp-not-used", "tf32-disabled", "small-batch-underused-gpu",
                                  "launch-bound-small-ops"]},
     "clean": False,
-    "ci": True,
+    "ci": False,
     "args": [],
 }
 

@@ -11,7 +11,7 @@ TRAINPROBE_SAMPLE = {
     "findings": {"cpu": ["zero-grad-without-set-to-none"], "gpu": ["zero-grad-without-set-to-none"]},
     "allow": {"cpu": [], "gpu": ["launch-bound-small-ops", "small-batch-underused-gpu"]},
     "clean": False,
-    "ci": True,
+    "ci": False,
     "args": [],
 }
 

@@ -301,3 +301,28 @@ def test_engine_public_surface():
     for name in engine.__all__:
         assert hasattr(engine, name)
     assert {"load_rules", "diagnose"} <= set(engine.__all__)
+
+
+@pytest.mark.parametrize("old, new, line_key, problem", [
+    ('[severity_when]\n', '[severity_when]\nwarning = 3\n', "warning", "must be a string"),
+    ('what = "w"', 'what = 5', "what", "docs section 'what'"),
+    ('references = ["https://example.org"]', 'references = "https://example.org"', "references",
+     "a list of links"),
+])
+def test_values_of_the_wrong_type_are_errors_not_crashes(tmp_path, old, new, line_key, problem):
+    text = MINIMAL_RULE.format(id="odd-types", condition="true")
+    text = text.replace("[options]", "[severity_when]\n\n[options]")
+    assert old in text
+    text = text.replace(old, new)
+    path = write_rule(tmp_path, "odd-types", text=text)
+    line = next(i for i, l in enumerate(text.splitlines(), 1) if l.startswith(line_key))
+    _, errors = load_rules([tmp_path])
+    assert len(errors) == 1 and errors[0].startswith(f"{path}:{line}: ") and problem in errors[0]
+
+
+def test_the_error_names_the_exact_line(tmp_path):
+    text = MINIMAL_RULE.format(id="lines", condition="true").replace(
+        'severity = "warning"', 'severity = "loud"')
+    path = write_rule(tmp_path, "lines", text=text)
+    _, errors = load_rules([tmp_path])
+    assert errors == [f"{path}:5: unknown severity 'loud' (one of info, warning, critical)"]

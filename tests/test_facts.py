@@ -81,7 +81,7 @@ def test_warmup_steps_are_not_steady():
 
 
 @pytest.mark.parametrize("cores, processes, expected", [
-    (8, 1, 6), (2, 1, 1), (4, 1, 3), (16, 2, 6), (64, 1, 16), (1, 1, 1), (None, 1, None)])
+    (8, 1, 6), (2, 1, 1), (4, 1, 3), (16, 2, 6), (64, 1, 16), (1, 1, 0), (4, 4, 0), (None, 1, None)])
 def test_suggested_num_workers(cores, processes, expected):
     suggestion, reason = suggest_num_workers(cores, processes)
     assert suggestion == expected
@@ -210,3 +210,13 @@ def test_fp32_share_falls_back_to_matmul_share_without_autocast():
     assert facts(no_amp)["fp32_matmul_conv_share"] == pytest.approx(0.70)
     amp = with_profiler(gpu_record(), fp32_matmul_conv_share=None)
     assert facts(amp)["fp32_matmul_conv_share"] is None
+
+
+def test_gpus_used_counts_distinct_devices():
+    from rule_cases.records import with_model
+    assert facts(gpu_record())["gpus_used"] == 1
+    typed = with_model(with_settings(gpu_record(), devices_used=("cpu", "cuda")), devices=("cuda:0",))
+    assert facts(typed)["gpus_used"] == 1
+    two = with_model(gpu_record(), devices=("cuda:0", "cuda:1"))
+    assert facts(two)["gpus_used"] == 2
+    assert facts(cpu_record())["gpus_used"] == 0

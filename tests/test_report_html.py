@@ -202,3 +202,11 @@ def test_recorded_runs_render(path):
     html = render_html(record, _diagnose(record))
     assert htmllib.escape(record.outcome.status) in html
     assert RunRecord.from_dict(_embedded(html)).invocation == record.invocation
+
+
+def test_public_surface():
+    import trainprobe.report as report
+
+    for name in report.__all__:
+        assert hasattr(report, name), name
+    assert {"render_html", "write_html", "terminal_summary", "use_color", "json_summary", "downsample"} <= set(report.__all__)

@@ -24,7 +24,7 @@ from trainprobe.record import RunRecord
 from trainprobe.resources import rules_dir
 
 sys.path.insert(0, os.path.dirname(__file__))
-from rule_cases.cases import CASES  # noqa: E402
+from rule_cases.cases import CASES, CPU_CASES  # noqa: E402
 from rule_cases.records import cpu_record, gpu_record, with_settings  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -55,7 +55,7 @@ CPU_RULES = {
     "tensor-created-on-cpu-in-loop", "cpu-oversubscription", "debug-api-enabled",
     "validation-without-no-grad", "zero-grad-without-set-to-none",
     "adam-with-l2-weight-decay", "no-lr-schedule", "model-on-cpu-with-gpu-available",
-    "memory-near-limit",
+    "memory-near-limit", "launch-bound-small-ops",
 }
 
 
@@ -117,6 +117,15 @@ def test_bad_record_triggers_the_rule(rule_id):
 def test_good_record_does_not_trigger_the_rule(rule_id):
     result = diagnose(CASES[rule_id].good())
     assert rule_id not in {f.id for f in result.findings}
+
+
+@pytest.mark.parametrize("rule_id", sorted(CPU_CASES))
+def test_cpu_pattern_of_the_rule(rule_id):
+    case = CPU_CASES[rule_id]
+    bad = {f.id: f for f in diagnose(case.bad()).findings}
+    assert rule_id in bad and bad[rule_id].severity == case.severity
+    assert "n/a" not in bad[rule_id].message
+    assert rule_id not in {f.id for f in diagnose(case.good()).findings}
 
 
 @pytest.mark.parametrize("rule_id", sorted(SHARED_IDS - CPU_RULES))
@@ -265,3 +274,25 @@ def test_recorded_run_names_the_planted_bottleneck(path):
     assert loud <= allowed, f"unexpected findings above info: {sorted(loud - allowed)}"
     if meta.get("clean"):
         assert not loud
+
+
+def _network_share(machine_busy: float):
+    """Workers that spend 5 s each in fetch but 0.2 s on a CPU, as over NFS (no iowait)."""
+    from trainprobe.record import WorkerStats
+    from rule_cases.cases import _starved_gpu
+    from rule_cases.records import with_host, with_workers
+    record = with_workers(_starved_gpu(6), 6, 5.0)
+    record = with_host(record, iowait_percent=0.0, cpu_percent=machine_busy)
+    stats = tuple(WorkerStats(pid=400 + i, loader_id=0, worker_id=i, batches=40, fetch=5.0)
+                  for i in range(6))
+    return replace(record, workers=stats)
+
+
+def test_storage_seen_from_blocked_workers_without_iowait():
+    found = {f.id for f in diagnose(_network_share(30.0)).findings}
+    assert "storage-bound-input" in found
+    assert "dataloader-prefetch-starved" not in found
+
+
+def test_blocked_workers_on_a_saturated_machine_are_not_called_storage():
+    assert "storage-bound-input" not in {f.id for f in diagnose(_network_share(99.0)).findings}

@@ -83,17 +83,17 @@ def analyze(record: RunRecord, rule_dirs: Sequence[Path] = ()) -> Diagnosis:
         return _unknown(f"the rule engine failed ({type(exc).__name__}: {exc}); the measurements are below")
 
 
-def render(record: RunRecord, diagnosis: Diagnosis, path: Path) -> Path:
+def render(record: RunRecord, diagnosis: Diagnosis, path: Path, record_path: Optional[Path] = None) -> Path:
     from .report import write_html
 
-    return write_html(record, diagnosis, path)
+    return write_html(record, diagnosis, path, record_path=record_path)
 
 
 def _summary(record: RunRecord, diagnosis: Diagnosis, record_path: Path, report_path: Optional[Path]) -> dict:
     try:
         from .report import json_summary
 
-        return json_summary(record, diagnosis, report_path) | {"record": str(record_path)}
+        return json_summary(record, diagnosis, report_path, record_path)
     except Exception:
         return {
             "verdict": diagnosis.verdict.to_dict(),
@@ -116,7 +116,7 @@ def finish(record: RunRecord, record_path: Path, rule_dirs: Sequence[Path] = (),
         problems.append(diagnosis.verdict.headline)
     report_path = report_path or record_path.with_name("report.html")
     try:
-        render(record, diagnosis, report_path)
+        render(record, diagnosis, report_path, record_path)
     except Exception as exc:
         problems.append(f"the HTML report could not be written ({type(exc).__name__}: {exc})")
         report_path = None

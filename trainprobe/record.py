@@ -317,7 +317,8 @@ class ProfilerSummary(JsonMixin):
     h2d_bytes_per_step: Optional[float] = None
     h2d_pageable_bytes_per_step: Optional[float] = None
     d2h_copies_per_step: Optional[float] = None
-    syncs_per_step: Optional[float] = None  # item/cpu/tolist/synchronize
+    syncs_per_step: Optional[float] = None  # item/cpu/tolist/synchronize, outside optimizer.step()
+    tensor_creations_per_step: Optional[float] = None  # new tensors made from Python (torch.tensor, zeros...)
     sync_calls: dict[str, float] = field(default_factory=dict)  # name -> per step
     sync_time_per_step: Optional[float] = None
     gpu_idle_share: Optional[float] = None  # share of the window with no kernel running

@@ -18,7 +18,7 @@ import tempfile
 import types
 import typing
 from pathlib import Path
-from typing import Any, TypeVar, Union, get_args, get_origin, get_type_hints
+from typing import Any, Optional, TypeVar, Union, get_args, get_origin, get_type_hints
 
 __all__ = ["to_dict", "from_dict", "write_json_atomic", "JsonMixin"]
 
@@ -27,16 +27,45 @@ T = TypeVar("T")
 _HINTS: dict[type, dict[str, Any]] = {}
 
 
+_SCALARS = (int, str, bool, type(None))
+
+
+def _scalars(seq: Any) -> Optional[list]:
+    """A list copy of a flat sequence of numbers/strings (NaN and inf made None), or None if not flat.
+
+    Time series are long flat tuples; a loop here is several times faster than
+    a recursive call per element, which matters for hour-long records.
+    """
+    out = list(seq)
+    isfinite = math.isfinite
+    for i, v in enumerate(out):
+        kind = type(v)
+        if kind is float:
+            if not isfinite(v):
+                out[i] = None
+        elif kind not in _SCALARS:
+            return None
+    return out
+
+
 def to_dict(obj: Any) -> Any:
     """Convert dataclasses, tuples and dicts recursively into plain JSON data."""
+    kind = type(obj)
+    if kind in _SCALARS:
+        return obj
+    if kind is float:
+        return obj if math.isfinite(obj) else None  # NaN and inf are not JSON
+    if kind in (list, tuple):
+        flat = _scalars(obj)
+        return flat if flat is not None else [to_dict(v) for v in obj]
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         return {f.name: to_dict(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
     if isinstance(obj, (list, tuple)):
         return [to_dict(v) for v in obj]
     if isinstance(obj, dict):
         return {str(k): to_dict(v) for k, v in obj.items()}
-    if isinstance(obj, float) and not math.isfinite(obj):  # NaN and inf are not JSON
-        return None
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
     return obj
 
 

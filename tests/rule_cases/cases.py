@@ -16,7 +16,7 @@ from .records import (GIB, cpu_record, gpu_record, with_env, with_gpu, with_hots
                       with_host, with_loader, with_model, with_optimizer, with_outcome,
                       with_profiler, with_settings, with_steps, with_workers)
 
-__all__ = ["RuleCase", "CASES"]
+__all__ = ["RuleCase", "CASES", "CPU_CASES"]
 
 
 @dataclass(frozen=True)
@@ -133,9 +133,20 @@ def _creations(rec: RunRecord, per_step: float, copies: float) -> RunRecord:
 
 
 def _oversubscribed(threads: int) -> RunRecord:
+    """2 cores: the training process (``threads`` threads) and 2 busy workers; the training
+    process gets 0.9 of a core while its threads want about 1.9."""
     rec = with_settings(cpu_record(), torch_threads=threads)
     rec = with_loader(rec, num_workers=2)
-    return with_host(rec, cpu_percent=99.0)
+    rec = with_host(rec, cpu_percent=99.0)
+    rec = with_workers(rec, 2, 55.0)
+    return replace_main_cpu(rec, 90.0)
+
+
+def replace_main_cpu(rec: RunRecord, cpu_percent: float) -> RunRecord:
+    from dataclasses import replace
+    procs = tuple(replace(p, cpu_percent=(cpu_percent,) * len(p.t)) if p.role == "main" else p
+                  for p in rec.samples.processes)
+    return replace(rec, samples=replace(rec.samples, processes=procs))
 
 
 def _anomaly(on: bool) -> RunRecord:
@@ -154,6 +165,15 @@ def _launch(compiled: bool, idle: float) -> RunRecord:
     rec = with_profiler(rec, cpu_total=0.2, cuda_total=0.06, launches_per_step=2400,
                         mean_kernel_time=5e-6, gpu_idle_share=idle)
     return with_gpu(rec, sm_util=35.0 if idle > 0.3 else 95.0)
+
+
+def _tiny_ops_cpu(op_time: float) -> RunRecord:
+    """A batch-of-4 MLP on the CPU: 430 ops per 2.6 ms step, ``op_time`` each."""
+    rec = with_loader(cpu_record(), batch_size=4)
+    rec = with_steps(rec, data_wait=0.0001, forward=0.0009, backward=0.0011, optimizer=0.0004,
+                     other=0.0001, zero_grad=0.0)
+    return with_profiler(rec, ops_per_step=430, toplevel_ops_per_step=27,
+                         cpu_total=5 * 430 * op_time, mean_toplevel_op_time=op_time * 10)
 
 
 def _fp32(rec: RunRecord, share: float) -> RunRecord:
@@ -223,7 +243,7 @@ CASES: dict[str, RuleCase] = {
     "workers-decode-bound": RuleCase(_decode_bad, _decode_good, "warning"),
     "workers-augment-bound": RuleCase(_augment_bad, _augment_good, "warning"),
     "storage-bound-input": RuleCase(_storage_bad, _storage_good, "critical"),
-    "host-overhead-in-loop": RuleCase(lambda: _host(0.06), lambda: _host(0.02), "warning"),
+    "host-overhead-in-loop": RuleCase(lambda: _host(0.06), lambda: _host(0.008), "warning"),
     "item-sync-in-loop": RuleCase(lambda: _item_gpu(0.01), lambda: _item_gpu(0.0005),
                                   "warning"),
     "tensor-created-on-cpu-in-loop": RuleCase(
@@ -276,4 +296,10 @@ CASES: dict[str, RuleCase] = {
                                              lambda: _two_gpus(1), "warning"),
     "single-gpu-of-many": RuleCase(lambda: _two_gpus(1), lambda: _two_gpus(2, dp=False),
                                    "warning"),
+}
+
+# Rules with a second pattern on CPU-only runs: (bad, good, severity) for that pattern.
+CPU_CASES: dict[str, RuleCase] = {
+    "launch-bound-small-ops": RuleCase(lambda: _tiny_ops_cpu(5e-6), lambda: _tiny_ops_cpu(80e-6),
+                                       "warning"),
 }

@@ -40,6 +40,13 @@ def verify(record_path: Path, budget: float, rule_dirs, as_json: bool, quiet: bo
         say(f"trainprobe: {exc}")
         return 2
     print_outcome(result, as_json, quiet)
+    if not as_json:
+        for finding in result.diagnosis.findings:
+            if finding.verification is not None:
+                click.echo(f"what-if {finding.id}: {finding.verification.text}")
+        combined = (result.summary.get("whatif") or {}).get("combined")
+        if combined:
+            click.echo(f"what-if combined: {combined['text']}")
     return 0
 
 

@@ -36,10 +36,11 @@ def _section(title: str, body: str) -> list[str]:
         if all(line.lstrip().startswith("- ") for line in lines if line.strip()):
             for line in lines:  # keep lists as lists
                 out.append(textwrap.fill(line.strip(), _WIDTH, initial_indent="  ",
-                                         subsequent_indent="    "))
+                                         subsequent_indent="    ", break_on_hyphens=False))
         else:
             out.append(textwrap.fill(" ".join(line.strip() for line in lines), _WIDTH,
-                                     initial_indent="  ", subsequent_indent="  "))
+                                     initial_indent="  ", subsequent_indent="  ",
+                                     break_on_hyphens=False))
         out.append("")
     return out
 

@@ -22,6 +22,7 @@ else:  # pragma: no cover
 __all__ = ["load_rules", "load_rule_file", "RuleFileError", "rule_files"]
 
 _ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+_HEADER = re.compile(r"^\s*\[\[?[\w.\- \"]+\]\]?\s*(#.*)?$")  # [table] or [[array]]
 
 
 class RuleFileError(Exception):
@@ -44,7 +45,9 @@ def _key_line(text: str, key: str, table: Optional[str] = None) -> int:
                     return i + 1
                 break
     pattern = re.compile(rf"^\s*\"?{re.escape(key)}\"?\s*=") if key else None
-    for i in range(start, len(lines)):
+    for i in range(start + 1 if table else 0, len(lines)):
+        if _HEADER.match(lines[i]):
+            break  # top-level keys come before the first table; a table ends at the next
         if pattern and pattern.match(lines[i]):
             return i + 1
     return start + 1 if table else 1
@@ -75,7 +78,9 @@ class _Builder:
             self.fail(f"{key} must be a string", key, table)
         return value
 
-    def expression(self, key: str, source: str, table: Optional[str] = None):
+    def expression(self, key: str, source: Any, table: Optional[str] = None):
+        if not isinstance(source, str):
+            self.fail(f"{key} must be a string holding an expression", key, table)
         try:
             return compile_expression(source, self.facts, self.options)
         except RuleSyntaxError as exc:
@@ -116,7 +121,9 @@ class _Builder:
             self.fail("docs must be a table: [docs]", "docs")
         for section in DOC_SECTIONS:
             value = docs.get(section)
-            if not value or (section == "references" and not isinstance(value, list)):
+            wrong_type = (not isinstance(value, list) or not all(isinstance(v, str) for v in value)
+                          ) if section == "references" else not isinstance(value, str)
+            if not value or wrong_type:
                 self.fail(f"docs section {section!r} is missing or empty"
                           + (" (a list of links)" if section == "references" else ""),
                           section if section in docs else None, "docs")
@@ -206,7 +213,12 @@ def _load_rule_file(path: Path) -> Rule:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise RuleFileError(path, _toml_line(exc), f"not valid TOML: {exc}") from exc
-    rule = _Builder(path, text, data).build()
+    try:
+        rule = _Builder(path, text, data).build()
+    except RuleFileError:
+        raise
+    except Exception as exc:  # pylint: disable=broad-except  # a value of an odd type, say
+        raise RuleFileError(path, 1, f"cannot use this rule: {type(exc).__name__}: {exc}") from exc
     if path.stem != rule.id:
         raise RuleFileError(path, _key_line(text, "id"),
                             f"id {rule.id!r} does not match the file name {path.name!r}")

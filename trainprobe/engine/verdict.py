@@ -13,15 +13,17 @@ that they add up to the step:
   CPU is busy with the model's math.
 
 memory and communication have no share of the split: they come from findings
-(an OOM, DataParallel) only.
+(an OOM, DataParallel) only. When the primary finding's recoverable time is
+larger than its class's share (dispatch overhead on a CPU-only run sits in the
+forward and backward phases), that time moves from compute to its class.
 
 The verdict's category is that of the top-ranked warning (or critical) finding
 that recovers at least 5% of the steady step, or of a communication warning
 (DataParallel) or critical memory finding (an OOM), which have no time share.
 Findings outside the steady steps (validation without no_grad) or about
 quality (no LR schedule) do not name it. Without such a finding, a class
-holding half the step or more names it; otherwise compute, the good case
-("the device is busy").
+other than compute holding 30% of the step or more names it; otherwise
+compute, the good case ("the device is busy").
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ _SHARE_TEXT = {
     "launch": "spent launching kernels while the GPU idles",
 }
 
-_DOMINANT = 0.5  # a class this large names the verdict even without a finding
+_DOMINANT = 0.3  # a class this large names the verdict even without a finding
 _SIGNIFICANT = 0.05  # a finding must recover this share of the step to name the verdict
 
 
@@ -112,6 +114,28 @@ def _sentence(text: str) -> str:
     return (text[:1].upper() + text[1:]).rstrip(".") + "." if text else text
 
 
+def _credit(split: dict[str, float], top: Finding, step_time: object) -> dict[str, float]:
+    """Show the primary finding's recoverable time in its class when the phase split put
+    it under compute (dispatch overhead on a CPU, fp32 math that AMP would speed up is
+    compute already): move its share of the step from compute to its class."""
+    if top.category not in split or top.category == "compute" or not top.gain.seconds_per_step:
+        return split
+    if not isinstance(step_time, (int, float)) or step_time <= 0:
+        return split
+    # The gain's share of the average step: 1 - 1/speedup also covers costs paid once
+    # per epoch, which the median step does not contain.
+    share = (1.0 - 1.0 / top.gain.speedup) if top.gain.speedup else \
+        top.gain.seconds_per_step / step_time
+    wanted = min(share, split["compute"] + split[top.category])
+    moved = max(0.0, min(split["compute"], wanted - split[top.category]))
+    if moved <= 0:
+        return split
+    out = dict(split)
+    out["compute"] = round(out["compute"] - moved, 4)
+    out[top.category] = round(out[top.category] + moved, 4)
+    return out
+
+
 def _primary(ranked: list[Finding], step_time: object) -> Optional[Finding]:
     """The finding that names the bottleneck: a warning or worse that recovers at least
     ``_SIGNIFICANT`` of the steady step; without a time gain, a communication warning
@@ -138,6 +162,7 @@ def make_verdict(facts: dict[str, object], ranked: list[Finding]) -> Verdict:
         return Verdict(category="unknown", headline=_no_steps_headline(facts),
                        primary_finding=memory.id if memory else None, **common)
     if top is not None:
+        common["breakdown"] = _credit(split, top, facts.get("step_time_median"))
         headline = _sentence(top.title)
         if top.gain.speedup and top.gain.speedup >= 1.05:
             headline += f" Fixing it could make steps about {times(top.gain.speedup)} faster."
@@ -151,6 +176,5 @@ def make_verdict(facts: dict[str, object], ranked: list[Finding]) -> Verdict:
     headline = _compute_headline(facts)
     minor = sum(1 for f in ranked if f.severity != "info")
     if minor:
-        headline += (f" {minor} smaller finding{'s' if minor > 1 else ''} below "
-                     f"would each save less than {pct(_SIGNIFICANT)} of a step.")
+        headline += f" See the {minor} smaller finding{'s' if minor > 1 else ''} below."
     return Verdict(category="compute", headline=headline, **common)

@@ -52,11 +52,24 @@ def compute_facts(record: RunRecord) -> tuple[Fact, ...]:
     values: dict[str, object] = {}
     for module in FAMILIES:
         values.update(_run_family(module.compute, record))
+    values.update(_run_family(lambda _record: _derived(values), record))
     return tuple(
         Fact(name=spec.name, value=_plain(values.get(name)), unit=spec.unit,
              family=spec.family, description=spec.meaning)
         for name, spec in FACT_CATALOG.items()
     )
+
+
+def _derived(values: dict[str, object]) -> dict[str, object]:
+    """Facts that combine families (computed after them)."""
+    main, threads = values.get("main_cpu_cores"), values.get("torch_threads")
+    compute, other = values.get("compute_share"), values.get("other_share")
+    if None in (main, threads, compute, other):
+        return {}
+    wanted = threads * compute + other  # type: ignore[operator]
+    if wanted <= 0:  # type: ignore[operator]
+        return {}
+    return {"main_thread_starvation": max(0.0, min(1.0, 1.0 - main / wanted))}  # type: ignore[operator]
 
 
 def facts_by_name(facts: tuple[Fact, ...]) -> dict[str, object]:

@@ -21,6 +21,11 @@ FACTS = {
     "steal_mean": ("share", "Mean CPU steal (time taken by the hypervisor) during the steady steps."),
     "iowait_mean": ("share", "Mean iowait of the machine during the steady steps."),
     "main_cpu_cores": ("count", "Cores the training (main) process used on average."),
+    "main_thread_starvation": ("share", "How far the training process fell short of the cores "
+                               "its threads wanted: 1 - main_cpu_cores / (torch_threads x "
+                               "compute share + 1 x the loop's own share)."),
+    "run_cpu_share": ("share", "Cores the run's own processes (training process and DataLoader "
+                      "workers) used, over the usable cores."),
     "disk_read_bps_mean": ("B/s", "Mean storage read throughput of the machine, steady steps."),
     "disk_read_bps_max": ("B/s", "Highest storage read throughput seen."),
     "page_cache_hit_share": ("share", "Share of the run's reads served from the page cache "
@@ -104,4 +109,15 @@ def compute(record: RunRecord) -> dict[str, object]:
     }
     out.update(_sample_facts(record))
     out.update(_hotspot_facts(record))
+    out["run_cpu_share"] = _run_cpu_share(record, usable)
     return out
+
+
+def _run_cpu_share(record: RunRecord, usable: object) -> object:
+    window = steady_window(record)
+    cores = [mean(in_window(p.t, p.cpu_percent, window)) for p in record.samples.processes
+             if p.role in ("main", "worker")]
+    known = [c for c in cores if c is not None]
+    if not known or not usable:
+        return None
+    return sum(known) / 100.0 / usable  # type: ignore[operator]

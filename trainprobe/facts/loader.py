@@ -32,6 +32,9 @@ FACTS = {
     "worker_cpu_saturation": ("share", "Mean CPU use of busy DataLoader workers, 1.0 = each busy "
                               "worker uses a whole core (CPU-bound workers)."),
     "worker_cores_used": ("count", "Cores the DataLoader workers used together, on average."),
+    "worker_fetch_cpu_share": ("share", "CPU seconds of the workers over their seconds in fetch: "
+                               "near 1 they compute, low they wait (storage, network, or a "
+                               "CPU taken by other processes)."),
     "worker_processes": ("count", "Worker processes seen by the sampler."),
     "worker_decode_share": ("share", "Share of worker time decoding (PIL/cv2 image decode)."),
     "worker_transform_share": ("share", "Share of worker time in transforms/augmentation."),
@@ -60,12 +63,15 @@ def suggest_num_workers(usable_cores: Optional[int], processes: int) -> tuple[Op
         return None, "the number of usable cores is unknown"
     processes = max(1, processes)
     per_process = max(1, usable_cores // processes)
+    if per_process == 1:
+        return 0, "1 core per training process: workers would only compete with it"
     keep = 2 if per_process > 4 else 1
     suggestion = min(16, max(1, per_process - keep))
     shared = f", shared by {processes} training processes" if processes > 1 else ""
-    reason = (f"{usable_cores} cores usable{shared}: {suggestion} workers leave "
-              f"{per_process - suggestion} core{'s' if per_process - suggestion != 1 else ''} "
-              f"for the training process")
+    left = per_process - suggestion
+    workers = f"{suggestion} worker leaves" if suggestion == 1 else f"{suggestion} workers leave"
+    reason = (f"{usable_cores} core{'s' if usable_cores != 1 else ''} usable{shared}: {workers} "
+              f"{left} core{'s' if left != 1 else ''} for the training process")
     return suggestion, reason
 
 
@@ -83,6 +89,20 @@ def _training_processes(record: RunRecord) -> int:
     return 1
 
 
+_MIN_FETCH_SECONDS = 0.5  # below this, start-up CPU time swamps the ratio
+
+
+def _fetch_cpu_share(workers, stats) -> Optional[float]:
+    fetch = sum(w.fetch for w in stats if w.worker_id >= 0)
+    if fetch < _MIN_FETCH_SECONDS or not workers:
+        return None
+    cpu = 0.0
+    for p in workers:
+        for i in range(1, min(len(p.t), len(p.cpu_percent))):
+            cpu += p.cpu_percent[i] / 100.0 * (p.t[i] - p.t[i - 1])
+    return min(1.0, cpu / fetch)
+
+
 def _worker_facts(record: RunRecord, loader_id: Optional[int]) -> dict[str, object]:
     window = steady_window(record)
     workers = [p for p in record.samples.processes if p.role == "worker"]
@@ -92,6 +112,7 @@ def _worker_facts(record: RunRecord, loader_id: Optional[int]) -> dict[str, obje
     batches = sum(w.batches for w in stats)
     cats = record.hotspots.worker_categories
     return {
+        "worker_fetch_cpu_share": _fetch_cpu_share(workers, stats),
         "worker_processes": len(workers),
         "worker_cpu_saturation": mean(busy) if busy else None,
         "worker_cores_used": sum(busy) if busy else (0.0 if workers else None),

@@ -16,6 +16,8 @@ FACTS = {
     "cpu_cuda_ratio": ("x", "CPU op time over CUDA kernel time; well above 1 the GPU waits for "
                        "the CPU to issue work."),
     "ops_per_step": ("per_step", "aten ops per step."),
+    "mean_op_time": ("s", "Mean self CPU time of an aten op (cpu_op_time_per_step / ops_per_step); "
+                     "a few microseconds means the ops are mostly dispatch overhead."),
     "toplevel_ops_per_step": ("per_step", "Ops called from Python directly, per step."),
     "mean_toplevel_op_time": ("s", "CPU seconds per top-level op (dispatch cost)."),
     "launches_per_step": ("per_step", "CUDA kernel launches per step."),
@@ -64,6 +66,9 @@ def _creations(record: RunRecord) -> object:
     prof = record.profiler
     if not prof.steps:
         return None
+    counted = getattr(prof, "tensor_creations_per_step", None)  # when the probe counts them all
+    if counted is not None:
+        return counted
     calls = sum(op.calls for op in prof.top_cpu_ops if op.name in _CREATION_OPS)
     return calls / prof.steps
 
@@ -102,6 +107,7 @@ def compute(record: RunRecord) -> dict[str, object]:
         "cuda_op_time_per_step": None if cuda is None else cuda / steps,
         "cpu_cuda_ratio": ratio(prof.cpu_total, cuda),
         "ops_per_step": prof.ops_per_step,
+        "mean_op_time": ratio(prof.cpu_total / steps, prof.ops_per_step),
         "toplevel_ops_per_step": prof.toplevel_ops_per_step,
         "mean_toplevel_op_time": prof.mean_toplevel_op_time,
         "launches_per_step": prof.launches_per_step,

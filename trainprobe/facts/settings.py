@@ -56,6 +56,16 @@ FACTS = {
 }
 
 
+def _cuda_devices(record: RunRecord) -> set[str]:
+    """Distinct CUDA devices seen: "cuda:1" from the models' parameters; a bare "cuda"
+    (a device type, from batches) counts only when nothing more precise is known."""
+    seen = set(record.settings.devices_used)
+    for m in record.settings.models:
+        seen.update(m.devices)
+    indexed = {d for d in seen if d.startswith("cuda:")}
+    return indexed or ({"cuda"} if "cuda" in seen else set())
+
+
 def _short(qualified: str) -> str:
     return qualified.rsplit(".", 1)[-1] if qualified else ""
 
@@ -117,7 +127,7 @@ def _optimizer_facts(record: RunRecord) -> dict[str, object]:
 def compute(record: RunRecord) -> dict[str, object]:
     s = record.settings
     env = record.environment
-    cuda_devices = {d for d in s.devices_used if d.startswith("cuda")}
+    cuda_devices = _cuda_devices(record)
     available = s.cuda_available or env.cuda_available
     out: dict[str, object] = {
         "cuda_available": available,

@@ -1,16 +1,22 @@
-"""Step-time facts: how long a steady step takes and where its time goes."""
+"""Step-time facts: how long a steady step takes and where its time goes.
+
+They describe the steady (measured) steps within an epoch: steps that began an
+epoch wait for worker start-up and are described by the epoch_start_* facts,
+so that one slow epoch start does not read as a data-bound run.
+"""
 
 from __future__ import annotations
 
 from ..record import RunRecord, Step
 from ._stats import mean, median, percentile, ratio
 
-__all__ = ["FAMILY", "FACTS", "compute"]
+__all__ = ["FAMILY", "FACTS", "compute", "within_epoch_steps"]
 
 FAMILY = "steps"
 
 FACTS = {
-    "steady_steps": ("count", "Steps in the measured (steady) window, validation steps excluded."),
+    "steady_steps": ("count", "Steps in the measured (steady) window, validation and epoch-start "
+                     "steps excluded (epoch starts are kept if they are half the window)."),
     "step_time_median": ("s", "Median duration of a steady training step."),
     "step_time_p90": ("s", "90th percentile of the steady step duration."),
     "step_time_cv": ("ratio", "Coefficient of variation of steady step times (std/mean); "
@@ -77,8 +83,16 @@ def _epoch_facts(record: RunRecord) -> dict[str, object]:
     return {"epoch_start_wait": wait, "epoch_start_extra": extra, "epochs_seen": len(starts)}
 
 
-def compute(record: RunRecord) -> dict[str, object]:
+def within_epoch_steps(record: RunRecord) -> tuple[Step, ...]:
+    """The steady steps, without those that began an epoch (worker start-up, shuffling:
+    the epoch_start_* facts cover them), unless that would leave fewer than half."""
     steps = record.steady_steps()
+    inside = tuple(s for s in steps if not s.epoch_start)
+    return inside if len(inside) * 2 >= len(steps) else steps
+
+
+def compute(record: RunRecord) -> dict[str, object]:
+    steps = within_epoch_steps(record)
     durations = [s.duration for s in steps]
     med = median(durations)
     avg = mean(durations)

@@ -20,19 +20,28 @@ _TOP_WORKER = 20
 
 
 def categorize(path: str, function: str) -> str:
-    """What kind of work a function is, for the worker breakdown."""
+    """What kind of work a function is, for the worker breakdown.
+
+    ``idle`` is a worker waiting for its next index (poll, lock): not work,
+    and left out of the shares.
+    """
     p = path.replace("\\", "/").lower()
     f = function.lower()
-    if "/pil/" in p or "pil." in f or "decode" in f or "imagefile" in p or "jpeg" in f:
+    if "select.poll" in f or "select.select" in f or "epoll" in f or "_thread.lock" in f \
+            or "multiprocessing/connection.py" in p or "multiprocessing/queues.py" in p:
+        return "idle"
+    if "imagingdecoder" in f or "decode" in f or "jpeg" in f or "imagefile" in p or "plugin" in p \
+            or "torchvision/io/" in p or ("/pil/" in p and ("open" in f or "load" in f)):
         return "decode"
-    if "torchvision/transforms" in p or "/transforms" in p or "augment" in f:
+    if "imagingcore" in f or "torchvision/transforms" in p or "/transforms" in p or "augment" in f \
+            or "/pil/" in p:
         return "transform"
     if "collate" in f or "collate" in p:
         return "collate"
-    if f.startswith("<built-in method io.open") or f in ("<method 'read' of '_io.bufferedreader' objects>",) \
-            or "posix.stat" in f or "time.sleep" in f or "readinto" in f or "<built-in method io" in f:
+    if "io.open" in f or "_io." in f or "posix.stat" in f or "posix.read" in f or "time.sleep" in f \
+            or "readinto" in f or "torchvision/datasets/folder.py" in p:
         return "io"
-    if "/torch/" in p or f.startswith("<built-in method torch") or "torch._c" in f:
+    if "/torch/" in p or "torch." in f or "torch._c" in f:
         return "torch"
     return "python"
 
@@ -97,8 +106,9 @@ def summarize_hotspots(out_dir: str, window: dict, user_dirs: tuple[str, ...]) -
         stats = _load(worker_files)
         if stats is not None:
             rows = _rows(stats, user_dirs)
-            total = sum(r.self_time for r in rows) or 1.0
-            for r in rows:
+            busy = [r for r in rows if r.category != "idle"]
+            total = sum(r.self_time for r in busy) or 1.0
+            for r in busy:
                 categories[r.category or "python"] = categories.get(r.category or "python", 0.0) + r.self_time / total
             worker_rows = tuple(sorted(rows, key=lambda r: r.self_time, reverse=True)[:_TOP_WORKER])
     return Hotspots(

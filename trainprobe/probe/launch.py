@@ -264,6 +264,7 @@ def run_probe(target: Sequence[str], options: ProbeOptions,
     progress_view = _Progress(progress)
     follower = EventFollower(str(events_path))
     last_partial = time.monotonic()
+    partial_every = _PARTIAL_EVERY
     try:
         while True:
             try:
@@ -286,9 +287,11 @@ def run_probe(target: Sequence[str], options: ProbeOptions,
                     break
                 except subprocess.TimeoutExpired:
                     _kill_tree(proc.pid, signal.SIGKILL)
-            if now - last_partial > _PARTIAL_EVERY:
-                last_partial = now
+            if now - last_partial > partial_every:
                 _write_partial(record_path, invocation, environment, child, sampling.snapshot(), out, user_dirs, t0)
+                last_partial = time.monotonic()
+                # A long run's record grows: keep partial writes under ~10% of the parent's time.
+                partial_every = max(_PARTIAL_EVERY, 10 * (last_partial - now))
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
@@ -298,8 +301,10 @@ def run_probe(target: Sequence[str], options: ProbeOptions,
     _reap_leftovers(leftovers)
     child = follower.poll()
     progress_view.update(child)
-    if environment is None:
-        environment = _collect_environment(options.data_paths or (script_dir,))
+    found = [p for p in child.torch_env.get("data_paths", []) if p not in options.data_paths]
+    if environment is None or found:
+        # The datasets' own roots (torchvision datasets have .root) tell where the data lives.
+        environment = _collect_environment(tuple(options.data_paths) + tuple(found) or (script_dir,))
     first = child.clock.get("first_activity")
     if first is None and child.steps:
         first = child.steps[0].start

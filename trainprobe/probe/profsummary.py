@@ -29,6 +29,22 @@ _SYNC_OPS = {
 _MATMUL_CONV = ("conv", "addmm", "aten::mm", "bmm", "matmul", "linear", "gemm", "cutlass", "xmma", "cudnn")
 
 
+# Ops that make a new tensor when called straight from Python (torch.tensor(...) is lift_fresh).
+_CREATION_OPS = frozenset({
+    "aten::lift_fresh", "aten::scalar_tensor", "aten::zeros", "aten::ones", "aten::empty", "aten::full",
+    "aten::randn", "aten::rand", "aten::randint", "aten::arange", "aten::linspace", "aten::eye",
+})
+
+
+def _inside_optimizer(evt: Any) -> bool:
+    parent = evt.cpu_parent
+    while parent is not None:
+        if parent.name.startswith("Optimizer.step") or parent.name.startswith("Optimizer.zero_grad"):
+            return True
+        parent = parent.cpu_parent
+    return False
+
+
 def _is_cuda(evt: Any) -> bool:
     return "CUDA" in str(getattr(evt, "device_type", ""))
 
@@ -125,10 +141,21 @@ def summarize_profile(window: Any, with_cuda: bool, trace_path: Optional[str] = 
     for e in cpu_events:
         kind = _SYNC_OPS.get(e.name)
         if kind:
+            if _inside_optimizer(e):
+                # Adam & co. call .item() on their step counters: torch's own, not the loop's.
+                kind += " (optimizer)"
+            else:
+                sync_time += e.cpu_time_total * _US
             sync_counts[kind] = sync_counts.get(kind, 0.0) + 1.0
-            sync_time += e.cpu_time_total * _US
     sync_counts = {k: v / steps for k, v in sync_counts.items()}
 
+    # Made from Python, not inside another op (a record_function range such as Optimizer.step
+    # is not an op), and not by the optimizer itself.
+    creations = sum(
+        1 for e in cpu_events
+        if e.name in _CREATION_OPS and (e.cpu_parent is None or not e.cpu_parent.name.startswith("aten::"))
+        and not _inside_optimizer(e)
+    )
     cpu_total = sum(a.self_cpu_time_total for a in averages) * _US
     cuda_total = sum(_self_device(a) for a in averages) if with_cuda else 0.0
 
@@ -179,7 +206,8 @@ def summarize_profile(window: Any, with_cuda: bool, trace_path: Optional[str] = 
         kernels_per_step=len(kernels) / steps if with_cuda else None,
         mean_kernel_time=kernel_time,
         **(_copies(events, steps) if with_cuda else {}),
-        syncs_per_step=sum(sync_counts.values()),
+        syncs_per_step=sum(v for k, v in sync_counts.items() if "(optimizer)" not in k),
+        tensor_creations_per_step=creations / steps,
         sync_calls=sync_counts,
         sync_time_per_step=sync_time / steps,
         gpu_idle_share=gpu_idle,

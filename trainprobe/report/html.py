@@ -29,8 +29,8 @@ from ..record import RunRecord
 from ..resources import templates_dir
 from . import format as fmt
 from .downsample import thin_indices
-from .sections import (breakdown_section, environment_section, findings_section, header_section,
-                       hotspots_section, ops_section, outcome_section, settings_section, verdict_section)
+from .details import environment_section, hotspots_section, ops_section, settings_section
+from .sections import breakdown_section, findings_section, header_section, outcome_section, verdict_section
 from .timelines import hero_chart, timelines_section
 
 __all__ = ["render_html", "write_html", "embedded_record", "RAW_RECORD_MAX_BYTES", "RAW_SAMPLES_MAX",
@@ -185,6 +185,12 @@ def render_html(record: RunRecord, diagnosis: Diagnosis, record_path: Optional[P
     return env.get_template("report.html.j2").render(**report_context(record, diagnosis, record_path))
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def write_html(record: RunRecord, diagnosis: Diagnosis, path: str | os.PathLike,
                record_path: Optional[Path] = None) -> Path:
     """Render and write the report atomically (a reader never sees half a file); returns its path."""
@@ -195,7 +201,7 @@ def write_html(record: RunRecord, diagnosis: Diagnosis, path: str | os.PathLike,
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
-        os.chmod(tmp, 0o644)
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes it private; a report is meant to be shared
         os.replace(tmp, path)
     except BaseException:
         try:

@@ -54,7 +54,7 @@ class FixApplier:
 
     def __init__(self, instrumentation: Any, fixes: dict) -> None:
         self.instr = instrumentation
-        self.fixes = {k: v for k, v in fixes.items() if k in INJECTABLE and v not in (None, False)}
+        self.fixes = {k: v for k, v in fixes.items() if k in INJECTABLE and v is not None and v is not False}
         self.record_loss = bool(fixes.get(RECORD_LOSS))
         self.losses: list[tuple[int, str, Any]] = []  # (step, window, detached scalar)
         self.applied: set[str] = set()  # fix ids that acted on something

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Optional, Sequence
+from typing import Optional
 
 from ..diagnosis import Diagnosis, Finding, Verification
 from ..record import RunRecord
@@ -36,7 +36,7 @@ GPU_ONLY_FIXES = {
     "cudnn_benchmark": "cudnn only runs on a GPU, and this run used none",
     "tf32": "TF32 is a GPU number format (Ampere and newer), and this run used no GPU",
 }
-MAX_ROUNDS = 3
+MAX_ROUNDS = 5  # pairs per candidate at most; fast trials get more, for a tighter test
 COMBINED_PAIRS = 2  # baseline/combined pairs for the run with every helpful fix
 
 # How to try by hand what cannot be injected, by rule id (the rule's advice says what; this says how to test).

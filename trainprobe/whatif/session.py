@@ -129,7 +129,7 @@ class Session:
         best: dict[str, Candidate] = {}
         for c in candidates:
             result = out.results.get(c.key)
-            if not is_measured_gain(result, out.noise):
+            if not is_measured_gain(result, out.pairs.get(c.key, ())):
                 continue
             held = best.get(c.fix_id)
             if held is None or result.median > out.results[held.key].median:  # type: ignore[union-attr]
@@ -150,6 +150,14 @@ class Session:
             out.combined_pairs.append((baseline, combined))
         out.noise = baseline_noise(out.baselines())
         out.combined_result = interval(pair_ratios(out.combined_pairs))
+
+    def interrupted(self) -> Outcome:
+        """What was measured when Ctrl-C arrived between trials."""
+        out = self.outcome
+        out.stopped = "interrupted"
+        for key, pairs in out.pairs.items():
+            out.results[key] = interval(pair_ratios(pairs))
+        return self._done()
 
     def _done(self) -> Outcome:
         self.outcome.elapsed = time.monotonic() - self.start

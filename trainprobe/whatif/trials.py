@@ -8,10 +8,13 @@ fix trial is paired with the baseline of its round; the speed-up of a pair is
 baseline median / fix median, and a fix's result is the median over its pairs
 with the min–max as its interval.
 
-A gain counts as *measured* only when there are at least two pairs and the
-whole interval lies above ``max(GAIN_THRESHOLD, 1 + baseline noise)``: more
-than 5 % in every pair, and more than the baseline runs differed among
-themselves. Anything less is reported as "no measurable gain here".
+A gain counts as *measured* only when there are at least two pairs, the
+whole interval lies above ``GAIN_THRESHOLD`` (more than 5 % in every pair),
+and the fix runs are faster than the baseline runs beyond their run-to-run
+noise: a one-sided Welch t-test on the logarithms of the trials' median step
+times, p < 0.05. On a shared machine a repeat of the same run can be twice as
+slow; the test keeps such swings from passing for a gain. Anything less is
+reported as "no measurable gain here".
 """
 
 from __future__ import annotations
@@ -36,8 +39,10 @@ __all__ = [
     "summarize_trial",
     "pair_ratios",
     "interval",
+    "spread",
     "baseline_noise",
     "gain_threshold",
+    "faster_than_noise",
     "is_measured_gain",
 ]
 
@@ -184,18 +189,59 @@ def interval(ratios: Sequence[float]) -> Optional[Interval]:
                     ratios=tuple(ratios))
 
 
-def baseline_noise(baselines: Sequence[Trial]) -> float:
-    """How much the baseline runs differed among themselves: max/min - 1 of their step times."""
-    times = [b.step_time for b in baselines if b.ok and b.step_time]
+def spread(trials: Sequence[Trial]) -> float:
+    """How much repeats of one configuration differed: max/min - 1 of their step times."""
+    times = [t.step_time for t in trials if t.ok and t.step_time]
     if len(times) < 2:
         return 0.0
     return max(times) / min(times) - 1.0  # type: ignore[type-var]
 
 
-def gain_threshold(noise: float) -> float:
-    return max(GAIN_THRESHOLD, 1.0 + noise)
+def baseline_noise(baselines: Sequence[Trial]) -> float:
+    return spread(baselines)
 
 
-def is_measured_gain(result: Optional[Interval], noise: float = 0.0) -> bool:
-    """Two pairs or more, and every one of them faster than the threshold."""
-    return result is not None and result.n >= 2 and result.low > gain_threshold(noise)
+# One-sided 95 % quantiles of Student's t, by degrees of freedom (rounded down: conservative).
+_T95 = ((1, 6.314), (2, 2.920), (3, 2.353), (4, 2.132), (5, 2.015), (6, 1.943), (7, 1.895), (8, 1.860),
+        (9, 1.833), (10, 1.812), (12, 1.782), (15, 1.753), (20, 1.725), (30, 1.697), (60, 1.671))
+
+
+def _t95(df: float) -> float:
+    value = _T95[0][1]
+    for d, t in _T95:
+        if df >= d:
+            value = t
+    return value
+
+
+def faster_than_noise(baseline_times: Sequence[float], fix_times: Sequence[float]) -> bool:
+    """One-sided Welch t-test on log step times: are the fix runs faster beyond run-to-run noise (p < 0.05)?
+
+    Logarithms, because run-to-run noise on a shared machine scales the step time.
+    """
+    import math
+
+    b = [math.log(t) for t in baseline_times if t and t > 0]
+    f = [math.log(t) for t in fix_times if t and t > 0]
+    if len(b) < 2 or len(f) < 2:
+        return False
+    diff = statistics.fmean(b) - statistics.fmean(f)
+    vb, vf = statistics.variance(b) / len(b), statistics.variance(f) / len(f)
+    se2 = vb + vf
+    if se2 == 0:
+        return diff > 0
+    df = se2 ** 2 / ((vb ** 2 / (len(b) - 1) if vb else 0.0) + (vf ** 2 / (len(f) - 1) if vf else 0.0))
+    return diff / math.sqrt(se2) > _t95(df)
+
+
+def gain_threshold(noise: float = 0.0) -> float:
+    return GAIN_THRESHOLD
+
+
+def is_measured_gain(result: Optional[Interval], pairs: Sequence[tuple[Trial, Trial]] = ()) -> bool:
+    """Two pairs or more, every one faster than GAIN_THRESHOLD, and faster beyond the run-to-run noise."""
+    if result is None or result.n < 2 or result.low <= GAIN_THRESHOLD:
+        return False
+    baselines = {id(b): b for b, _ in pairs if b.ok}
+    fixes = [f.step_time for _, f in pairs if f.ok]
+    return faster_than_noise([b.step_time for b in baselines.values()], fixes)  # type: ignore[misc]

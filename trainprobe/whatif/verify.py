@@ -21,7 +21,7 @@ from ..record import Invocation, RunRecord
 from ..serial import write_json_atomic
 from .plan import NUMERICS_FIXES, Candidate, plan_candidates
 from .session import Outcome, Session
-from .trials import GAIN_THRESHOLD, Interval, Trial, gain_threshold, is_measured_gain
+from .trials import GAIN_THRESHOLD, Interval, Trial, is_measured_gain, spread
 
 __all__ = ["verify_result", "verify_record", "target_of", "DEFAULT_BUDGET"]
 
@@ -87,7 +87,10 @@ def verify_result(result: DiagnoseResult, budget: float = DEFAULT_BUDGET, rule_d
         session = Session(target, _fresh_folder(run_dir), budget, record.invocation.python_executable or "python",
                           progress, run)
         with _in_folder(record.invocation.cwd):
-            outcome = session.run(candidates)
+            try:
+                outcome = session.run(candidates)
+            except KeyboardInterrupt:  # between trials: keep what was measured
+                outcome = session.interrupted()
     elif result.diagnosis.findings:
         progress("what-if: no finding has a fix trainprobe can apply at run time")
     findings = tuple(_verified(f, decided, answers, candidates, outcome) for f in result.diagnosis.findings)
@@ -114,25 +117,30 @@ def _verification(options: list[Candidate], outcome: Outcome) -> Verification:
     tried = [c for c in options if outcome.pairs.get(c.key)]
     if not tried:
         if outcome.stopped:
-            return Verification(status="not_run", text=f"not tried: {outcome.stopped}")
+            status = "failed" if outcome.stopped.startswith("the baseline") else "not_run"
+            return Verification(status=status, text=f"not tried: {outcome.stopped}")
         why = next((outcome.skipped[c.key] for c in options if c.key in outcome.skipped), "not tried")
         return Verification(status="not_run", text=why)
     measured = [c for c in tried if outcome.results.get(c.key) is not None]
     if not measured:
-        failure = outcome.pairs[tried[0].key][-1][1]
-        return Verification(status="failed", text=f"the trial with {tried[0].key} failed: {failure.reason}")
-    best = max(measured, key=lambda c: outcome.results[c.key].median)  # type: ignore[union-attr]
+        base, fix = outcome.pairs[tried[0].key][-1]
+        which = f"the trial with {tried[0].key}" if not fix.ok else "its baseline trial"
+        reason = fix.reason if not fix.ok else base.reason
+        return Verification(status="failed", text=f"{which} failed: {reason}")
+    # The best value: a measured gain first, then the largest median.
+    best = max(measured, key=lambda c: (is_measured_gain(outcome.results[c.key], outcome.pairs[c.key]),
+                                        outcome.results[c.key].median))  # type: ignore[union-attr]
     result = outcome.results[best.key]
     assert result is not None
     pairs = outcome.pairs[best.key]
     fix_trials = [f for _, f in pairs if f.ok]
-    gained = is_measured_gain(result, outcome.noise)
+    gained = is_measured_gain(result, pairs)
     which = f" with {best.key}" if len(options) > 1 or best.key != best.fix_id else ""
-    text = _gain_text(result, outcome.noise, gained, which)
     others = [c for c in measured if c is not best]
     if others:
-        text += " (" + ", ".join(f"{c.key}: {_ratio(outcome.results[c.key].median)}" for c in others) + ")"  # type: ignore[union-attr]
-    text += _rates_text(pairs)
+        which += " (" + ", ".join(f"{c.key}: {_ratio(outcome.results[c.key].median)}"  # type: ignore[union-attr]
+                                  for c in others) + ")"
+    text = _gain_text(result, _noise(pairs), gained, which) + _rates_text(pairs)
     acted = _acted(best, fix_trials)
     if not acted:
         text += f"; note: {best.fix_id} found nothing to change in this run"
@@ -141,7 +149,7 @@ def _verification(options: list[Candidate], outcome: Outcome) -> Verification:
     losses_base: tuple[float, ...] = ()
     losses_fix: tuple[float, ...] = ()
     if best.numerics:
-        base, fix = pairs[0]
+        base, fix = next(((b, f) for b, f in pairs if b.ok and f.ok), pairs[0])
         losses_base, losses_fix = base.losses, fix.losses
         text += _loss_text(losses_base, losses_fix)
     return Verification(status="measured" if gained else "no_gain", speedup=result.median, low=result.low,
@@ -163,24 +171,33 @@ def _gain_text(result: Interval, noise: float, gained: bool, which: str = "") ->
     if gained:
         return f"measured: {_ratio(result.median)} faster steps {span}{which}"
     if result.n < 2:
-        return (f"no measurable gain here: {_ratio(result.median)}{which} in a single pair, not repeated "
-                "within the --verify-budget")
+        return (f"not confirmed: {_ratio(result.median)}{which} in a single pair, not repeated within the "
+                "--verify-budget (raise it to measure an interval)")
     slower = " (slower with the fix)" if result.high < 1.0 else ""
     bar = ""
-    if gain_threshold(noise) > GAIN_THRESHOLD and result.median > 1.0:
-        bar = f"; the baseline runs themselves differed by {noise:.0%}, so a gain must exceed that in every pair"
+    if result.low > GAIN_THRESHOLD:
+        bar = (f", within the run-to-run noise of this machine (repeats of the same run differed by up to "
+               f"{noise:.0%})")
     return f"no measurable gain here: {_ratio(result.median)} {span}{which}{slower}{bar}"
+
+
+def _noise(pairs: Sequence[tuple[Trial, Trial]]) -> float:
+    """The larger spread of the repeats: of the baselines, or of the fix runs."""
+    baselines = list({id(b): b for b, _ in pairs}.values())
+    return max(spread(baselines), spread([f for _, f in pairs]))
 
 
 def _rates_text(pairs: list[tuple[Trial, Trial]]) -> str:
     base = [b.samples_per_second for b, _ in pairs if b.samples_per_second]
     fix = [f.samples_per_second for _, f in pairs if f.samples_per_second]
     if base and fix:
-        return f"; {statistics.median(fix):,.0f} samples/s vs {statistics.median(base):,.0f}"
+        return (f"; {statistics.median(fix):,.0f} samples/s with the fix, {statistics.median(base):,.0f} "
+                "without (medians over the runs)")
     base = [b.steps_per_second for b, _ in pairs if b.steps_per_second]
     fix = [f.steps_per_second for _, f in pairs if f.steps_per_second]
     if base and fix:
-        return f"; {statistics.median(fix):.3g} steps/s vs {statistics.median(base):.3g}"
+        return (f"; {statistics.median(fix):.3g} steps/s with the fix, {statistics.median(base):.3g} "
+                "without (medians over the runs)")
     return ""
 
 
@@ -212,12 +229,14 @@ def _combined_summary(outcome: Outcome) -> Optional[dict]:
         text = f"the combined run ({names}) could not be measured within the budget"
         status = "not_run" if not outcome.combined_pairs else "failed"
     else:
-        gained = is_measured_gain(result, outcome.noise)
+        gained = is_measured_gain(result, outcome.combined_pairs)
         status = "measured" if gained else "no_gain"
-        text = f"what your script could do with {names}: " + _gain_text(result, outcome.noise, gained) \
+        text = f"what your script could do with {names}: " \
+            + _gain_text(result, _noise(outcome.combined_pairs), gained) \
             + _rates_text(outcome.combined_pairs)
         if any(f in NUMERICS_FIXES for f in fixes):
-            base, fix = outcome.combined_pairs[0]
+            base, fix = next(((b, f) for b, f in outcome.combined_pairs if b.ok and f.ok),
+                             outcome.combined_pairs[0])
             text += _loss_text(base.losses, fix.losses)
     return {
         "status": status, "fixes": dict(fixes), "text": text,
@@ -247,7 +266,7 @@ def _whatif_dict(outcome: Outcome, candidates: Sequence[Candidate], combined: Op
     return {
         "budget_s": budget,
         "elapsed_s": outcome.elapsed,
-        "gain_threshold": gain_threshold(outcome.noise),
+        "gain_threshold": GAIN_THRESHOLD,
         "baseline_noise": outcome.noise,
         "stopped": outcome.stopped,
         "candidates": [{"key": c.key, "fix_id": c.fix_id, "fixes": dict(c.fixes), "result": result(c.key),

@@ -1,0 +1,481 @@
+"""How accurate is trainprobe? Diagnose every sample script and compare with what it planted.
+
+Each script in sample_scripts/ states in its ``TRAINPROBE_SAMPLE`` header the
+verdict and the rule ids a diagnosis must report on a CPU-only run and on a
+GPU run. This benchmark runs ``trainprobe diagnose`` on each sample, one at a
+time (parallel runs would distort the measurements), and prints:
+
+* per sample: expected and found verdict, expected findings, found findings
+  above info, false positives, wall time;
+* totals: precision and recall of findings, verdict accuracy;
+* per rule: whether a sample run validated it here, and for GPU-only rules on
+  a machine without a GPU, "not yet validated on a GPU" (unless a recorded GPU
+  run in tests/data/gpu/accuracy.json validated it).
+
+Scoring. An expected rule counts as found when it fired at any severity (some
+rules are info by design). A false positive is a finding above info that the
+header neither expects nor allows (``allow``: true of the script but not what
+it plants); for a clean sample every finding above info is one.
+precision = hits / (hits + false positives), recall = hits / expected.
+
+    python benchmarks/accuracy.py                 # every sample, this machine's device
+    python benchmarks/accuracy.py --ci --markdown # CI's fast subset, as a Markdown table
+    python benchmarks/accuracy.py --samples clean_mlp,item_every_step --out runs/
+
+Exit status 0 even when accuracy is imperfect, unless --min-recall is given.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib  # type: ignore[no-redef]
+
+__all__ = ["Sample", "Result", "load_samples", "load_rules", "run_diagnose", "score", "main"]
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES_DIR = ROOT / "sample_scripts"
+GPU_RECORD = ROOT / "tests" / "data" / "gpu" / "accuracy.json"
+CATEGORIES = ("input", "host", "launch", "sync", "copy", "compute", "memory", "communication")
+HEADER_KEYS = ("plants", "verdict", "findings", "clean", "ci", "args")
+NOT_ON_GPU = "not yet validated on a GPU"
+# Rules that a short sample script cannot plant honestly.
+UNPLANTED = {
+    "gpu-throttling": "needs a hot or power-capped GPU",
+    "low-power-at-high-utilization": "needs a GPU whose clocks or power are held down",
+    "single-gpu-of-many": "needs a machine with two or more GPUs",
+    "memory-near-limit": "needs a run at the GPU's memory limit",
+}
+
+
+@dataclass(frozen=True)
+class Sample:
+    name: str
+    path: Path
+    plants: str
+    verdict: dict  # device -> category or None
+    findings: dict  # device -> [rule ids]
+    allow: dict
+    clean: bool
+    ci: bool
+    args: tuple[str, ...]
+
+
+@dataclass
+class Result:
+    sample: Sample
+    device: str
+    wall: float = 0.0
+    status: str = "not_run"  # outcome status, or "error"
+    error: str = ""
+    verdict: Optional[str] = None
+    found: dict = field(default_factory=dict)  # rule id -> severity
+    startup: Optional[float] = None
+    duration: Optional[float] = None
+    run_dir: Optional[str] = None
+
+    @property
+    def expected(self) -> list[str]:
+        return list(self.sample.findings.get(self.device) or [])
+
+    @property
+    def expected_verdict(self) -> Optional[str]:
+        return self.sample.verdict.get(self.device)
+
+    @property
+    def above_info(self) -> list[str]:
+        return [i for i, sev in self.found.items() if sev != "info"]
+
+    @property
+    def hits(self) -> list[str]:
+        return [i for i in self.expected if i in self.found]
+
+    @property
+    def misses(self) -> list[str]:
+        return [i for i in self.expected if i not in self.found]
+
+    @property
+    def false_positives(self) -> list[str]:
+        allowed = set(self.expected) | set(self.sample.allow.get(self.device) or [])
+        if self.sample.clean:
+            allowed = set()
+        return [i for i in self.above_info if i not in allowed]
+
+    @property
+    def verdict_ok(self) -> Optional[bool]:
+        if self.expected_verdict is None or self.status in ("error", "not_run"):
+            return None
+        return self.verdict == self.expected_verdict
+
+
+def read_header(path: Path) -> dict:
+    """The TRAINPROBE_SAMPLE dict of a script, read without running it."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == "TRAINPROBE_SAMPLE" for t in node.targets):
+            return ast.literal_eval(node.value)
+    raise ValueError(f"{path.name}: no TRAINPROBE_SAMPLE header")
+
+
+def load_samples(directory: Path = SAMPLES_DIR) -> list[Sample]:
+    samples = []
+    for path in sorted(directory.glob("*.py")):
+        if path.name.startswith("_"):
+            continue
+        h = read_header(path)
+        missing = [k for k in HEADER_KEYS if k not in h]
+        if missing:
+            raise ValueError(f"{path.name}: header lacks {', '.join(missing)}")
+        samples.append(Sample(name=path.stem, path=path, plants=h["plants"], verdict=h["verdict"],
+                              findings=h["findings"], allow=h.get("allow", {}), clean=bool(h["clean"]),
+                              ci=bool(h["ci"]), args=tuple(h["args"])))
+    return samples
+
+
+def rules_folder() -> Path:
+    try:
+        from trainprobe.resources import rules_dir
+        return Path(rules_dir())
+    except Exception:  # a checkout without the package installed
+        return ROOT / "rules"
+
+
+def load_rules() -> dict[str, dict]:
+    """Rule id -> {"gpu_only": bool, "severity": str, "category": str} from the rule files."""
+    rules = {}
+    for path in sorted(rules_folder().glob("*.toml")):
+        with open(path, "rb") as f:
+            data = tomllib.load(f)
+        rules[data["id"]] = {"gpu_only": bool(data.get("gpu_only", False)),
+                             "severity": data.get("severity", ""), "category": data.get("category", "")}
+    return rules
+
+
+def detect_device() -> str:
+    try:
+        import torch
+        return "gpu" if torch.cuda.is_available() else "cpu"
+    except Exception:
+        return "cpu"
+
+
+def _summary_from(out_dir: Path, stdout: str) -> Optional[dict]:
+    """The diagnosis summary: <out>/summary.json, else the last JSON line of stdout."""
+    path = out_dir / "summary.json"
+    if path.exists():
+        try:
+            return json.loads(path.read_text())
+        except ValueError:
+            pass
+    for line in reversed(stdout.strip().splitlines()):
+        line = line.strip()
+        if line.startswith("{"):
+            try:
+                return json.loads(line)
+            except ValueError:
+                continue
+    return None
+
+
+def run_diagnose(sample: Sample, device: str, out_dir: Path, timeout: float,
+                 extra: tuple[str, ...] = ()) -> Result:
+    """Run ``trainprobe diagnose --json`` on one sample and collect what it found."""
+    result = Result(sample=sample, device=device, run_dir=str(out_dir))
+    command = [sys.executable, "-m", "trainprobe", "diagnose", "--json", "-q", "-o", str(out_dir), *extra,
+               str(sample.path)]
+    if sample.args:
+        command += ["--", *sample.args]
+    start = time.monotonic()
+    try:
+        proc = subprocess.run(command, capture_output=True, text=True, timeout=timeout, cwd=str(ROOT))
+    except subprocess.TimeoutExpired:
+        result.wall, result.status, result.error = time.monotonic() - start, "error", f"timed out after {timeout:.0f} s"
+        return result
+    result.wall = time.monotonic() - start
+    if out_dir.is_dir():  # lets --rescore show the wall time later
+        (out_dir / "bench.json").write_text(json.dumps({"wall_s": result.wall, "returncode": proc.returncode}))
+    summary = _summary_from(out_dir, proc.stdout)
+    if summary is None:
+        tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or [""]
+        result.status, result.error = "error", f"exit {proc.returncode}, no summary: {tail[0][:160]}"
+        return result
+    return _fill(result, summary, out_dir)
+
+
+def rescore(sample: Sample, device: str, out_dir: Path) -> Result:
+    """Score a kept run folder again (after a header or a rule changed) without re-running the script.
+
+    The rules are re-applied to the saved run.json with ``trainprobe report --json``.
+    """
+    result = Result(sample=sample, device=device, run_dir=str(out_dir))
+    summary = None
+    if (out_dir / "run.json").exists():
+        proc = subprocess.run([sys.executable, "-m", "trainprobe", "report", "--json", "-o",
+                               str(out_dir / "report-rescored.html"), str(out_dir / "run.json")],
+                              capture_output=True, text=True, cwd=str(ROOT))
+        summary = _summary_from(Path("/nonexistent"), proc.stdout)
+    summary = summary or _summary_from(out_dir, "")
+    if summary is None:
+        result.status, result.error = "error", f"no summary.json in {out_dir}"
+        return result
+    bench = out_dir / "bench.json"
+    if bench.exists():
+        result.wall = json.loads(bench.read_text()).get("wall_s", 0.0)
+    return _fill(result, summary, out_dir)
+
+
+def _fill(result: Result, summary: dict, out_dir: Path) -> Result:
+    outcome = summary.get("outcome") or {}
+    result.status = outcome.get("status", "unknown")
+    result.duration = outcome.get("duration_s")
+    result.verdict = (summary.get("verdict") or {}).get("category")
+    result.found = {f["id"]: f.get("severity", "") for f in summary.get("findings", [])}
+    record = out_dir / "run.json"
+    if record.exists():
+        try:
+            result.startup = json.loads(record.read_text()).get("outcome", {}).get("startup")
+        except ValueError:
+            pass
+    if result.status not in ("completed", "stopped"):
+        result.error = outcome.get("reason", "")
+    return result
+
+
+@dataclass(frozen=True)
+class Totals:
+    hits: int
+    expected: int
+    false_positives: int
+    verdict_right: int
+    verdict_scored: int
+
+    @property
+    def precision(self) -> Optional[float]:
+        found = self.hits + self.false_positives
+        return self.hits / found if found else None
+
+    @property
+    def recall(self) -> Optional[float]:
+        return self.hits / self.expected if self.expected else None
+
+    @property
+    def verdict_accuracy(self) -> Optional[float]:
+        return self.verdict_right / self.verdict_scored if self.verdict_scored else None
+
+
+def score(results: list[Result]) -> Totals:
+    return Totals(hits=sum(len(r.hits) for r in results),
+                  expected=sum(len(r.expected) for r in results),
+                  false_positives=sum(len(r.false_positives) for r in results),
+                  verdict_right=sum(1 for r in results if r.verdict_ok),
+                  verdict_scored=sum(1 for r in results if r.verdict_ok is not None))
+
+
+def rule_coverage(results: list[Result], rules: dict[str, dict], samples: list[Sample],
+                  device: str) -> list[tuple[str, str, str]]:
+    """(rule id, samples that plant it, status) for every rule."""
+    gpu_validated: dict[str, str] = {}
+    if device != "gpu" and GPU_RECORD.exists():
+        try:
+            record = json.loads(GPU_RECORD.read_text())
+            gpu_validated = {r: record.get("machine", "a GPU") for r in record.get("validated_rules", [])}
+        except ValueError:
+            pass
+    rows = []
+    for rule_id, info in sorted(rules.items()):
+        planted_here = [s.name for s in samples if rule_id in (s.findings.get(device) or [])]
+        planted_by = [s.name for s in samples if rule_id in (s.findings.get("cpu") or [])
+                      or rule_id in (s.findings.get("gpu") or [])]
+        runs = [r for r in results if rule_id in r.expected]
+        if runs:
+            hit = sum(1 for r in runs if rule_id in r.found)
+            status = (f"validated here ({hit}/{len(runs)} found)" if hit == len(runs)
+                      else f"missed ({hit}/{len(runs)} found)")
+        elif device != "gpu" and not planted_here and (planted_by or info["gpu_only"] or rule_id in UNPLANTED):
+            status = f"validated on {gpu_validated[rule_id]}" if rule_id in gpu_validated else NOT_ON_GPU
+        elif planted_here:
+            status = "not run in this selection"
+        else:
+            status = "no sample plants it"
+        if rule_id in UNPLANTED:
+            status += f"; no sample: {UNPLANTED[rule_id]}"
+        if info["gpu_only"]:
+            status += " (GPU-only rule)"
+        rows.append((rule_id, ", ".join(planted_by) or "-", status))
+    return rows
+
+
+def _pct(x: Optional[float]) -> str:
+    return "n/a" if x is None else f"{100 * x:.0f}%"
+
+
+def _ids(ids: list[str], found: Optional[dict] = None) -> str:
+    if not ids:
+        return "-"
+    return ", ".join(f"{i} (info)" if found is not None and found.get(i) == "info" else i for i in ids)
+
+
+def table_rows(results: list[Result]) -> list[list[str]]:
+    rows = []
+    for r in results:
+        expected_v = r.expected_verdict or "(not scored)"
+        if r.status == "error":
+            found_v = f"ERROR: {r.error}"
+        else:
+            mark = "" if r.verdict_ok is None else (" ok" if r.verdict_ok else " WRONG")
+            found_v = f"{r.verdict}{mark}"
+            if r.status not in ("completed", "stopped"):
+                found_v += f" [{r.status}]"
+        found = _ids(r.hits + [i for i in r.above_info if i not in r.hits], r.found)
+        missed = f" / missed: {_ids(r.misses)}" if r.misses else ""
+        rows.append([r.sample.name + (" (clean)" if r.sample.clean else ""), expected_v, found_v,
+                     _ids(r.expected), found + missed, _ids(r.false_positives), f"{r.wall:.0f} s"])
+    return rows
+
+
+HEADERS = ["sample", "expected verdict", "found verdict", "expected findings",
+           "found (above info, + expected info)", "false positives", "time"]
+
+
+def render(results: list[Result], coverage: list[tuple[str, str, str]], device: str, markdown: bool,
+           machine: str) -> str:
+    totals = score(results)
+    rows = table_rows(results)
+    lines = []
+    if markdown:
+        lines.append(f"Measured on {machine} ({device.upper()} run), {time.strftime('%Y-%m-%d')}.\n")
+        lines.append("| " + " | ".join(HEADERS) + " |")
+        lines.append("|" + "---|" * len(HEADERS))
+        lines += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in rows]
+    else:
+        widths = [max(len(h), *(len(row[i]) for row in rows)) if rows else len(h) for i, h in enumerate(HEADERS)]
+        widths = [min(w, 60) for w in widths]
+        lines.append("  ".join(h.ljust(w) for h, w in zip(HEADERS, widths)))
+        lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)) for row in rows]
+    lines.append("")
+    lines.append(f"Findings: precision {_pct(totals.precision)} ({totals.hits} hits, "
+                 f"{totals.false_positives} false positives), recall {_pct(totals.recall)} "
+                 f"({totals.hits} of {totals.expected} expected). Verdict accuracy "
+                 f"{_pct(totals.verdict_accuracy)} ({totals.verdict_right} of {totals.verdict_scored} scored).")
+    lines.append("")
+    if markdown:
+        lines.append("| rule | planted by | status |")
+        lines.append("|---|---|---|")
+        lines += [f"| {a} | {b} | {c} |" for a, b, c in coverage]
+    else:
+        w = max(len(a) for a, _, _ in coverage) if coverage else 10
+        lines.append("Rules:")
+        lines += [f"  {a.ljust(w)}  {c}   [{b}]" for a, b, c in coverage]
+    return "\n".join(lines)
+
+
+def machine_description(device: str) -> str:
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    text = f"{platform.machine()} Linux host, {cores} usable cores" if sys.platform.startswith("linux") \
+        else f"{platform.platform()}, {cores} cores"
+    if device == "gpu":
+        try:
+            import torch
+            text += f", {torch.cuda.get_device_name(0)}"
+        except Exception:
+            pass
+    else:
+        text += ", no GPU"
+    return text
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--ci", action="store_true", help="only the samples marked ci=True (CI's fast subset)")
+    p.add_argument("--samples", default="", help="comma-separated sample names (default: all)")
+    p.add_argument("--device", choices=("cpu", "gpu"), default=None, help="which expectations to score (default: detect)")
+    p.add_argument("--markdown", action="store_true", help="print Markdown tables (for the README)")
+    p.add_argument("--out", type=Path, default=None, help="keep each run's folder (run.json, report) under this folder")
+    p.add_argument("--json", dest="json_path", type=Path, default=None, help="also write the results as JSON here")
+    p.add_argument("--rescore", type=Path, default=None,
+                   help="score the run folders kept by an earlier --out DIR again, without running anything")
+    p.add_argument("--timeout", type=float, default=300.0, help="seconds before a diagnose run is abandoned")
+    p.add_argument("--min-recall", type=float, default=None, help="exit 1 when recall is below this (0-1)")
+    p.add_argument("--diagnose-arg", action="append", default=[], help="extra option for trainprobe diagnose (repeatable)")
+    return p.parse_args(argv)
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    device = args.device or detect_device()
+    samples = load_samples()
+    if args.samples:
+        wanted = [s.strip().removesuffix(".py") for s in args.samples.split(",") if s.strip()]
+        unknown = sorted(set(wanted) - {s.name for s in samples})
+        if unknown:
+            print(f"unknown sample(s): {', '.join(unknown)}", file=sys.stderr)
+            return 2
+        samples_run = [s for s in samples if s.name in wanted]
+    else:
+        samples_run = [s for s in samples if s.ci] if args.ci else samples
+    if args.rescore is not None:
+        samples_run = [s for s in samples_run if (args.rescore / s.name).is_dir()]
+    rules = load_rules()
+
+    keep = args.out is not None or args.rescore is not None
+    base = args.out if args.out is not None else (args.rescore or Path(tempfile.mkdtemp(prefix="trainprobe-accuracy-")))
+    base.mkdir(parents=True, exist_ok=True)
+    results = []
+    try:
+        for s in samples_run:
+            if args.rescore is None:
+                print(f"[{len(results) + 1}/{len(samples_run)}] {s.name} ...", file=sys.stderr, flush=True)
+            if args.rescore is not None:
+                r = rescore(s, device, args.rescore / s.name)
+                results.append(r)
+                continue
+            run_dir = base / s.name
+            if run_dir.exists():
+                shutil.rmtree(run_dir)
+            r = run_diagnose(s, device, run_dir, args.timeout, tuple(args.diagnose_arg))
+            print(f"    {r.status}: verdict {r.verdict}, found {sorted(r.found)} ({r.wall:.0f} s)"
+                  + (f" {r.error}" if r.error else ""), file=sys.stderr, flush=True)
+            results.append(r)
+    finally:
+        if not keep:
+            shutil.rmtree(base, ignore_errors=True)
+
+    machine = machine_description(device)
+    coverage = rule_coverage(results, rules, samples, device)
+    print(render(results, coverage, device, args.markdown, machine))
+    totals = score(results)
+    if args.json_path:
+        args.json_path.parent.mkdir(parents=True, exist_ok=True)
+        args.json_path.write_text(json.dumps({
+            "machine": machine, "device": device, "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+            "precision": totals.precision, "recall": totals.recall, "verdict_accuracy": totals.verdict_accuracy,
+            "validated_rules": sorted({i for r in results for i in r.hits}),
+            "samples": [{"sample": r.sample.name, "status": r.status, "error": r.error, "wall_s": r.wall,
+                         "expected_verdict": r.expected_verdict, "verdict": r.verdict,
+                         "expected": r.expected, "found": r.found, "false_positives": r.false_positives,
+                         "startup_s": r.startup, "duration_s": r.duration} for r in results],
+        }, indent=2))
+    if args.min_recall is not None and (totals.recall or 0.0) < args.min_recall:
+        print(f"recall {_pct(totals.recall)} is below --min-recall {_pct(args.min_recall)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

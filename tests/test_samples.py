@@ -1,0 +1,119 @@
+"""The sample gallery: headers that say what each script plants, scripts that run, and the scoring.
+
+The per-sample runs use plain ``python`` in a reduced mode (one epoch, three
+steps); the accuracy benchmark (benchmarks/accuracy.py) is what runs them
+through ``trainprobe diagnose``. One end-to-end test does that for one sample.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "sample_scripts"
+
+
+def _load_accuracy():
+    spec = importlib.util.spec_from_file_location("trainprobe_bench_accuracy", ROOT / "benchmarks" / "accuracy.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look the module up while the class is built
+    spec.loader.exec_module(module)
+    return module
+
+
+accuracy = _load_accuracy()
+SAMPLE_PATHS = sorted(p for p in SAMPLES.glob("*.py") if not p.name.startswith("_"))
+RULES = accuracy.load_rules()
+
+
+def test_gallery_is_there():
+    assert len(SAMPLE_PATHS) >= 14
+    assert RULES, "no rule files found"
+
+
+@pytest.mark.parametrize("path", SAMPLE_PATHS, ids=lambda p: p.stem)
+def test_header_parses_and_names_valid_rules(path):
+    header = accuracy.read_header(path)
+    for key in accuracy.HEADER_KEYS:
+        assert key in header, f"{path.name}: header lacks {key!r}"
+    assert isinstance(header["plants"], str) and header["plants"].strip()
+    assert isinstance(header["clean"], bool) and isinstance(header["ci"], bool)
+    assert isinstance(header["args"], list) and all(isinstance(a, str) for a in header["args"])
+    assert set(header["verdict"]) == {"cpu", "gpu"}
+    assert set(header["findings"]) == {"cpu", "gpu"}
+    for device in ("cpu", "gpu"):
+        verdict = header["verdict"][device]
+        assert verdict is None or verdict in accuracy.CATEGORIES, f"{path.name}: bad {device} verdict {verdict!r}"
+        named = list(header["findings"][device]) + list(header.get("allow", {}).get(device, []))
+        unknown = [i for i in named if i not in RULES]
+        assert not unknown, f"{path.name}: unknown rule ids {unknown}"
+    gpu_only_on_cpu = [i for i in header["findings"]["cpu"] if RULES[i]["gpu_only"]]
+    assert not gpu_only_on_cpu, f"{path.name}: GPU-only rules expected on a CPU run: {gpu_only_on_cpu}"
+    if header["clean"]:
+        assert header["findings"] == {"cpu": [], "gpu": []} and not any(header.get("allow", {}).values())
+    else:
+        assert header["findings"]["cpu"] or header["findings"]["gpu"], f"{path.name} plants nothing it names"
+
+
+def test_every_rule_that_can_fire_on_a_cpu_is_planted_for_a_cpu_run():
+    planted = {i for p in SAMPLE_PATHS for i in accuracy.read_header(p)["findings"]["cpu"]}
+    # model-on-cpu-with-gpu-available needs a GPU to exist, memory-near-limit a GPU's memory limit.
+    needs_gpu = {"model-on-cpu-with-gpu-available", "memory-near-limit"}
+    cpu_rules = {i for i, r in RULES.items() if not r["gpu_only"]} - needs_gpu
+    assert cpu_rules - planted == set()
+
+
+def test_every_sample_guards_main_and_picks_its_device():
+    for path in SAMPLE_PATHS:
+        text = path.read_text()
+        assert 'if __name__ == "__main__":' in text, path.name
+        assert 'device = "cuda" if torch.cuda.is_available() else "cpu"' in text, path.name
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", SAMPLE_PATHS, ids=lambda p: p.stem)
+def test_sample_runs_with_plain_python(path):
+    proc = subprocess.run([sys.executable, str(path), "--epochs", "1", "--steps", "3"],
+                          capture_output=True, text=True, timeout=240, cwd=str(ROOT))
+    assert proc.returncode == 0, proc.stderr[-2000:]
+
+
+def _result(findings_cpu, found, allow=None, clean=False, verdict="input", found_verdict="input"):
+    sample = accuracy.Sample(name="s", path=Path("s.py"), plants="x", verdict={"cpu": verdict, "gpu": None},
+                             findings={"cpu": findings_cpu, "gpu": []}, allow={"cpu": allow or []},
+                             clean=clean, ci=True, args=())
+    return accuracy.Result(sample=sample, device="cpu", status="stopped", verdict=found_verdict, found=found)
+
+
+def test_scoring_counts_info_hits_but_only_warnings_as_false_positives():
+    r = _result(["a", "b"], {"a": "info", "c": "warning", "d": "info", "e": "critical"}, allow=["e"])
+    assert r.hits == ["a"] and r.misses == ["b"]
+    assert r.false_positives == ["c"]  # d is info, e is allowed
+    clean = _result([], {"e": "warning", "d": "info"}, allow=["e"], clean=True, verdict="compute",
+                    found_verdict="input")
+    assert clean.false_positives == ["e"] and clean.verdict_ok is False
+    totals = accuracy.score([r, clean])
+    assert (totals.hits, totals.expected, totals.false_positives) == (1, 2, 2)
+    assert totals.precision == pytest.approx(1 / 3) and totals.recall == pytest.approx(0.5)
+    assert totals.verdict_accuracy == pytest.approx(0.5)
+
+
+def test_summary_falls_back_to_the_last_json_line(tmp_path):
+    stdout = 'epoch 0: loss {not json}\n{"verdict": {"category": "host"}, "findings": []}\n'
+    assert accuracy._summary_from(tmp_path, stdout)["verdict"]["category"] == "host"
+    (tmp_path / "summary.json").write_text('{"verdict": {"category": "input"}, "findings": []}')
+    assert accuracy._summary_from(tmp_path, stdout)["verdict"]["category"] == "input"
+
+
+@pytest.mark.slow
+def test_an_input_bound_sample_is_diagnosed_end_to_end(tmp_path):
+    sample = next(s for s in accuracy.load_samples() if s.name == "imagefolder_main_process_decode")
+    result = accuracy.run_diagnose(sample, "cpu", tmp_path / "run", timeout=300)
+    assert result.status in ("stopped", "completed"), result.error
+    assert "dataloader-too-few-workers" in result.found
+    assert result.verdict == "input"
