@@ -60,7 +60,15 @@ class StepClock:
         self._samples: Optional[int] = None
         self._epoch_start = False
         self._last_probe = 0.0
+        self._deferred: list[Callable[[], None]] = []
 
+    def defer(self, action: Callable[[], None]) -> None:
+        """Run ``action`` when the next phase begins, i.e. outside the hook that closed the step.
+
+        Step boundaries fire inside ``optimizer.step()``; stopping the profiler
+        there would cut the step's own profiler range short and orphan its ops.
+        """
+        self._deferred.append(action)
     # -- phases -----------------------------------------------------------------
     def _start_if_needed(self, now: float) -> None:
         if self._step_start is None:
@@ -70,6 +78,10 @@ class StepClock:
                 self._window_start = now
 
     def enter(self, phase: str) -> None:
+        if self._deferred:
+            actions, self._deferred = self._deferred, []
+            for action in actions:
+                action()
         now = self.now()
         self._start_if_needed(now)
         if self._stack:

@@ -367,9 +367,9 @@ class Instrumentation:
             self.profiler_window = ProfilerWindow(with_cuda=self._uses_cuda())
             self.profiler_window.start(step)
         elif event == "profiler_stop" and self.profiler_window is not None:
-            self.profiler_window.stop(step)
+            self.clock.defer(lambda window=self.profiler_window: window.stop(step))
         elif event == "cprofile_start":
-            self.python_window.start(step)
+            self.clock.defer(lambda: self.python_window.start(step))
         elif event == "cprofile_stop":
             self.python_window.stop(step)
 

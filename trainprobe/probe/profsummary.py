@@ -36,13 +36,17 @@ _CREATION_OPS = frozenset({
 })
 
 
-def _inside_optimizer(evt: Any) -> bool:
+def _has_ancestor(evt: Any, prefixes: tuple[str, ...]) -> bool:
     parent = evt.cpu_parent
     while parent is not None:
-        if parent.name.startswith("Optimizer.step") or parent.name.startswith("Optimizer.zero_grad"):
+        if parent.name.startswith(prefixes):
             return True
         parent = parent.cpu_parent
     return False
+
+
+def _inside_optimizer(evt: Any) -> bool:
+    return _has_ancestor(evt, ("Optimizer.step", "Optimizer.zero_grad"))
 
 
 def _is_cuda(evt: Any) -> bool:
@@ -154,7 +158,7 @@ def summarize_profile(window: Any, with_cuda: bool, trace_path: Optional[str] = 
     creations = sum(
         1 for e in cpu_events
         if e.name in _CREATION_OPS and (e.cpu_parent is None or not e.cpu_parent.name.startswith("aten::"))
-        and not _inside_optimizer(e)
+        and not _has_ancestor(e, ("Optimizer.", "enumerate(DataLoader)"))  # torch's own, not the loop's
     )
     cpu_total = sum(a.self_cpu_time_total for a in averages) * _US
     cuda_total = sum(_self_device(a) for a in averages) if with_cuda else 0.0
