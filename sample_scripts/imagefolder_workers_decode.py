@@ -11,7 +11,6 @@ TRAINPROBE_SAMPLE = {
     "plants": "DataLoader workers spend their time decoding 1600x1200 JPEGs to use 96 px of them",
     "verdict": {"cpu": "input", "gpu": "input"},
     "findings": {"cpu": ["workers-decode-bound"], "gpu": ["workers-decode-bound"]},
-    # Two busy workers plus torch's threads on a 2-core machine are oversubscribed too.
     "allow": {"cpu": ["dataloader-too-few-workers", "cpu-oversubscription"],
               "gpu": ["dataloader-too-few-workers", "amp-not-used", "tf32-disabled",
                       "cudnn-benchmark-off", "small-batch-underused-gpu"]},
@@ -21,6 +20,7 @@ TRAINPROBE_SAMPLE = {
 }
 
 import argparse
+import os
 import tempfile
 
 import torch
@@ -33,7 +33,7 @@ from _data import write_jpeg_folder  # stands in for a folder of photos on disk
 
 def small_convnet(classes):
     return nn.Sequential(
-        nn.Conv2d(3, 16, 3, stride=2, padding=1), nn.BatchNorm2d(16), nn.ReLU(),
+        nn.Conv2d(3, 16, 4, stride=4), nn.BatchNorm2d(16), nn.ReLU(),  # patchify stem
         nn.Conv2d(16, 32, 3, stride=2, padding=1), nn.BatchNorm2d(32), nn.ReLU(),
         nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(32, classes))
 
@@ -42,7 +42,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--epochs", type=int, default=12)
     parser.add_argument("--batch-size", type=int, default=8)
-    parser.add_argument("--num-workers", type=int, default=2)
+    parser.add_argument("--num-workers", type=int, default=max(1, (os.cpu_count() or 2) - 1))  # one per spare core
     parser.add_argument("--images", type=int, default=96)
     parser.add_argument("--steps", type=int, default=0, help="stop after this many steps (0: all)")
     args = parser.parse_args()

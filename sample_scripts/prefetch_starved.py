@@ -64,8 +64,8 @@ def main():
                               prefetch_factor=args.prefetch_factor if workers else None,
                               pin_memory=device == "cuda")
 
-    model = nn.Sequential(
-        nn.Conv2d(3, 16, 3, stride=2, padding=1), nn.BatchNorm2d(16), nn.ReLU(),
+    model = nn.Sequential(  # a small model: patchify stem (4x4, stride 4), one conv, a linear head
+        nn.Conv2d(3, 16, 4, stride=4), nn.BatchNorm2d(16), nn.ReLU(),
         nn.Conv2d(16, 32, 3, stride=2, padding=1), nn.BatchNorm2d(32), nn.ReLU(),
         nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(32, 10)).to(device)
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)

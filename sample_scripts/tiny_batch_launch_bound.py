@@ -38,8 +38,8 @@ def main():
     y = (x[:, :4].sum(1) > 0).long()
     train_loader = DataLoader(TensorDataset(x, y), batch_size=args.batch_size, shuffle=True)
 
-    model = nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 64), nn.ReLU(),
-                          nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 2)).to(device)
+    model = nn.Sequential(nn.Linear(32, 32), nn.ReLU(), nn.Linear(32, 32), nn.ReLU(),
+                          nn.Linear(32, 32), nn.ReLU(), nn.Linear(32, 2)).to(device)
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
     scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=args.epochs * len(train_loader))
     criterion = nn.CrossEntropyLoss()

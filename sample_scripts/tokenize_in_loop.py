@@ -27,7 +27,7 @@ from torch.utils.data import DataLoader
 
 from _data import fake_sentences  # stands in for a review data set
 
-BUCKETS = 1 << 15
+BUCKETS = 1 << 12
 
 
 def tokenize(sentences, device):

@@ -7,7 +7,7 @@ costs more time and memory than it should. Everything else is clean.
 """
 
 TRAINPROBE_SAMPLE = {
-    "plants": "validation every 40 steps runs in eval mode but with autograd on (no torch.no_grad())",
+    "plants": "validation every 10 steps runs in eval mode but with autograd on (no torch.no_grad())",
     "verdict": {"cpu": "compute", "gpu": None},
     "findings": {"cpu": ["validation-without-no-grad"], "gpu": ["validation-without-no-grad"]},
     "allow": {"cpu": [], "gpu": ["launch-bound-small-ops", "small-batch-underused-gpu"]},
@@ -49,7 +49,7 @@ def main():
     parser.add_argument("--batch-size", type=int, default=None, help="default: 256 on a CPU, 2048 on a GPU")
     parser.add_argument("--hidden", type=int, default=None, help="default: 1024 on a CPU, 4096 on a GPU")
     parser.add_argument("--train-size", type=int, default=24576)
-    parser.add_argument("--val-every", type=int, default=40, help="validate every N steps")
+    parser.add_argument("--val-every", type=int, default=10, help="validate every N steps")
     parser.add_argument("--steps", type=int, default=0, help="stop after this many steps (0: all)")
     args = parser.parse_args()
 
@@ -63,7 +63,7 @@ def main():
 
     train_loader = DataLoader(make_data(args.train_size), batch_size=args.batch_size, shuffle=True,
                               pin_memory=use_gpu, drop_last=True)
-    val_loader = DataLoader(make_data(8192, seed=1), batch_size=1024)
+    val_loader = DataLoader(make_data(4096, seed=1), batch_size=1024)
 
     h = args.hidden
     model = nn.Sequential(nn.Linear(256, h), nn.ReLU(), nn.Linear(h, h), nn.ReLU(),

@@ -20,6 +20,7 @@ TRAINPROBE_SAMPLE = {
 }
 
 import argparse
+import os
 
 import torch
 import torch.nn as nn
@@ -43,7 +44,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--epochs", type=int, default=5)
     parser.add_argument("--batch-size", type=int, default=64)
-    parser.add_argument("--num-workers", type=int, default=2)
+    parser.add_argument("--num-workers", type=int, default=max(1, (os.cpu_count() or 2) - 1))  # one per spare core
     parser.add_argument("--train-size", type=int, default=640)
     parser.add_argument("--steps", type=int, default=0, help="stop after this many steps (0: all)")
     args = parser.parse_args()

@@ -157,3 +157,29 @@ def test_verify_refuses_a_record_whose_script_is_gone(tmp_path):
     record.save(tmp_path / "run.json")
     assert main(["verify", str(tmp_path / "run.json"), "-q"]) == 2
     assert main(["verify", str(tmp_path / "missing.json"), "-q"]) == 2
+
+
+def test_combined_run_takes_the_best_value_of_each_helpful_fix():
+    from trainprobe.whatif.plan import Candidate
+    from trainprobe.whatif.session import Outcome, combined_fixes
+    from trainprobe.whatif.verify import _combined_summary
+
+    candidates = [Candidate("num_workers=1", "num_workers", {"num_workers": 1}),
+                  Candidate("num_workers=2", "num_workers", {"num_workers": 2}),
+                  Candidate("anomaly_off", "anomaly_off", {"anomaly_off": True}),
+                  Candidate("set_to_none", "set_to_none", {"set_to_none": True})]
+    pairs = {"num_workers=1": _pairs([0.10, 0.10, 0.11], [0.070, 0.071, 0.069]),
+             "num_workers=2": _pairs([0.10, 0.10, 0.11], [0.050, 0.051, 0.049]),
+             "anomaly_off": _pairs([0.10, 0.10, 0.11], [0.080, 0.081, 0.079]),
+             "set_to_none": _pairs([0.10, 0.10, 0.11], [0.099, 0.101, 0.100])}
+    results = {key: interval(pair_ratios(p)) for key, p in pairs.items()}
+    assert combined_fixes(candidates, results, pairs) == {"num_workers": 2, "anomaly_off": True}
+    # One helpful fix id only: the combined run would repeat it.
+    assert combined_fixes(candidates[:2] + candidates[3:], results, pairs) is None
+
+    together = _pairs([0.10, 0.11], [0.030, 0.031])
+    outcome = Outcome(combined=Candidate("combined", "combined", {"num_workers": 2, "anomaly_off": True}),
+                      combined_pairs=together, combined_result=interval(pair_ratios(together)))
+    summary = _combined_summary(outcome)
+    assert summary["status"] == "measured" and summary["n"] == 2
+    assert summary["text"].startswith("what your script could do with num_workers=2, anomaly_off: measured: ")

@@ -91,3 +91,35 @@ def test_verify_a_saved_run_within_a_tiny_budget(tmp_path):
     # The first baseline alone outlasts 5 s: nothing else is tried, and the finding says why.
     assert verification["status"] == "not_run" and "budget" in verification["text"]
     assert len(json.loads((out / "whatif.json").read_text())["trials"]) == 1
+
+
+SPAWN_UNSAFE = textwrap.dedent('''
+    import torch, torch.nn as nn, torch.multiprocessing as mp
+    from torch.utils.data import DataLoader, TensorDataset, default_collate
+    mp.set_start_method("spawn", force=True)
+    data = TensorDataset(torch.randn(4096, 8), torch.randint(0, 2, (4096,)))
+    model = nn.Linear(8, 2)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    for epoch in range(100):
+        for x, y in DataLoader(data, batch_size=8, collate_fn=lambda b: default_collate(b)):
+            optimizer.zero_grad()
+            nn.functional.cross_entropy(model(x), y).backward()
+            optimizer.step()
+''')
+
+
+@pytest.mark.slow
+def test_a_fix_that_breaks_the_script_is_reported_and_not_retried(tmp_path):
+    """Workers under spawn cannot pickle a lambda collate_fn: the trial fails, and the what-if says why."""
+    from trainprobe.whatif.plan import Candidate
+    from trainprobe.whatif.session import Session
+    from trainprobe.whatif.verify import _verification
+
+    script = tmp_path / "spawn_unsafe.py"
+    script.write_text(SPAWN_UNSAFE)
+    candidate = Candidate("num_workers=1", "num_workers", {"num_workers": 1})
+    outcome = Session([str(script)], tmp_path / "verify", 60, sys.executable).run([candidate])
+    assert [t.label for t in outcome.trials] == ["baseline", "num_workers=1"]  # not retried
+    verification = _verification([candidate], outcome)
+    assert verification.status == "failed"
+    assert "PicklingError" in verification.text

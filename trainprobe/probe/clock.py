@@ -130,12 +130,13 @@ class StepClock:
             self._start_if_needed(now)
             return
         self._close_step(now, kind)
-        work_start = self.now()
         try:
-            self._advance_windows(work_start)
+            self._advance_windows(self.now())
         finally:
             end = self.now()
-            self._last_probe = end - work_start
+            # Everything from the boundary on (writing the step, changing windows) is the
+            # probe's own work: the next step starts after it, and reports it as ``probe``.
+            self._last_probe = end - now
             self._reset(end)
         if self.stop_reason is not None and not self.plan.full:
             raise ProbeStop(self.stop_reason)

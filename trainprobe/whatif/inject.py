@@ -23,6 +23,10 @@ Every trial (the baseline too) records the loss: the scalar handed to
 float only when the run ends, so recording costs no sync per step. It is
 written as one ``loss`` event to the child's event stream.
 
+The CUDA-only paths (pinned memory with non_blocking copies, cudnn.benchmark,
+TF32, fused optimizer kernels and bf16 autocast on a GPU) follow torch's
+documented APIs but have not yet been exercised on a GPU by the tests.
+
 fp16 autocast is not injected: without loss scaling its gradients underflow,
 and a scaler cannot skip an optimizer step from a hook. See ``NOT_INJECTED``.
 """

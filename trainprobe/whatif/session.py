@@ -17,7 +17,7 @@ from .plan import COMBINED_PAIRS, Candidate, schedule
 from .trials import Interval, Trial, baseline_noise, interval, is_measured_gain, pair_ratios, run_trial, trial_plan
 from .fixes import RECORD_LOSS
 
-__all__ = ["Outcome", "Session"]
+__all__ = ["Outcome", "Session", "combined_fixes"]
 
 _COST_MARGIN = 1.1  # trials vary; plan with a little slack
 _MAX_TRIAL_SECONDS = 60.0  # a trial's own --max-seconds, at most
@@ -82,7 +82,7 @@ class Session:
                           self.python, self.run_probe)
         self.outcome.trials.append(trial)
         if trial.ok:
-            self.progress(f"what-if: {label}: {trial.step_time * 1e3:.0f} ms/step over {trial.steps} steps")
+            self.progress(f"what-if: {label}: {trial.step_time * 1e3:.3g} ms/step over {trial.steps} steps")
         else:
             self.progress(f"what-if: {label}: no figure ({trial.reason})")
         return trial
@@ -101,8 +101,14 @@ class Session:
         for c in candidates[plan.candidates:]:
             out.skipped[c.key] = "not tried: the --verify-budget ran out before it (raise the budget)"
         baseline = first
-        for item in plan.order:
+        broken: set[str] = set()  # a fix that made the script fail is not tried again
+        order = list(plan.order)
+        for position, item in enumerate(order):
             label = "baseline" if item is None else candidates[item].key
+            if label in broken:
+                continue
+            if item is None and all(i is None or candidates[i].key in broken for i in order[position:]):
+                break  # nothing left to pair this baseline with
             trial = self._trial(label, {} if item is None else candidates[item].fixes)
             if trial is None:
                 break
@@ -110,9 +116,11 @@ class Session:
                 out.stopped = "interrupted"
                 break
             if item is None:
-                baseline = trial
+                baseline = trial if trial.ok else baseline  # a failed baseline: pair with the last good one
             else:
-                out.pairs.setdefault(candidates[item].key, []).append((baseline, trial))
+                out.pairs.setdefault(label, []).append((baseline, trial))
+                if not trial.ok:
+                    broken.add(label)
         for c in candidates[:plan.candidates]:
             if c.key not in out.pairs and c.key not in out.skipped:
                 out.skipped[c.key] = "not tried: the --verify-budget ran out before it (raise the budget)"
@@ -126,19 +134,9 @@ class Session:
     def _combined(self, candidates: Sequence[Candidate]) -> None:
         """All helpful fixes together: the best value of each fix id that measured a gain."""
         out = self.outcome
-        best: dict[str, Candidate] = {}
-        for c in candidates:
-            result = out.results.get(c.key)
-            if not is_measured_gain(result, out.pairs.get(c.key, ())):
-                continue
-            held = best.get(c.fix_id)
-            if held is None or result.median > out.results[held.key].median:  # type: ignore[union-attr]
-                best[c.fix_id] = c
-        if len(best) < 2:
+        fixes = combined_fixes(candidates, out.results, out.pairs)
+        if fixes is None:
             return
-        fixes: dict = {}
-        for c in best.values():
-            fixes.update(c.fixes)
         out.combined = Candidate("combined", "combined", fixes)
         for _ in range(COMBINED_PAIRS):
             baseline = self._trial("baseline", {})
@@ -162,6 +160,27 @@ class Session:
     def _done(self) -> Outcome:
         self.outcome.elapsed = time.monotonic() - self.start
         return self.outcome
+
+
+def combined_fixes(candidates: Sequence[Candidate], results: dict, pairs: dict) -> Optional[dict]:
+    """The fixes of the combined run: per fix id, the measured candidate with the largest gain.
+
+    None when fewer than two fix ids measured a gain (the combined run would repeat one of them).
+    """
+    best: dict[str, Candidate] = {}
+    for c in candidates:
+        result = results.get(c.key)
+        if not is_measured_gain(result, pairs.get(c.key, ())):
+            continue
+        held = best.get(c.fix_id)
+        if held is None or result.median > results[held.key].median:
+            best[c.fix_id] = c
+    if len(best) < 2:
+        return None
+    fixes: dict = {}
+    for c in best.values():
+        fixes.update(c.fixes)
+    return fixes
 
 
 def _slug(label: str) -> str:

@@ -141,8 +141,7 @@ def summarize_trial(index: int, label: str, fixes: dict, out_dir: Path, record: 
         why = record.outcome.reason or status
         if status in ("stopped", "completed", "timeout"):
             why = f"only {len(steps)} steady steps were measured ({why})"
-        detail = f": {record.outcome.exception_type}: {record.outcome.exception_message}" \
-            if record.outcome.exception_type else ""
+        detail = f": {record.outcome.exception_message}" if record.outcome.exception_message else ""
         return Trial(status="failed", reason=f"{why}{detail}", steps=len(steps), **base)
     durations = [s.duration for s in steps]
     step_time = statistics.median(durations)

@@ -81,6 +81,9 @@ def verify_result(result: DiagnoseResult, budget: float = DEFAULT_BUDGET, rule_d
     candidates, decided, answers = plan_candidates(record, result.diagnosis)
     run_dir = Path(result.record_path).parent
     outcome = Outcome()
+    if candidates and not record.steady_steps():
+        progress("what-if: skipped: the run measured no training steps to compare against")
+        candidates, answers = [], {}
     if candidates:
         names = ", ".join(c.key for c in candidates)
         progress(f"what-if: measuring {names} against the baseline, within {budget:g} s")
@@ -93,6 +96,8 @@ def verify_result(result: DiagnoseResult, budget: float = DEFAULT_BUDGET, rule_d
                 outcome = session.interrupted()
     elif result.diagnosis.findings:
         progress("what-if: no finding has a fix trainprobe can apply at run time")
+    else:
+        progress("what-if: no finding, so no fix to measure")
     findings = tuple(_verified(f, decided, answers, candidates, outcome) for f in result.diagnosis.findings)
     diagnosis = dataclasses.replace(result.diagnosis, findings=findings)
     combined = _combined_summary(outcome)
