@@ -411,6 +411,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--rescore", type=Path, default=None,
                    help="score the run folders kept by an earlier --out DIR again, without running anything")
     p.add_argument("--timeout", type=float, default=300.0, help="seconds before a diagnose run is abandoned")
+    p.add_argument("--machine", default=None, help="describe the machine in the table's first line (default: detected)")
     p.add_argument("--min-recall", type=float, default=None, help="exit 1 when recall is below this (0-1)")
     p.add_argument("--diagnose-arg", action="append", default=[], help="extra option for trainprobe diagnose (repeatable)")
     return p.parse_args(argv)
@@ -456,7 +457,7 @@ def main(argv=None) -> int:
         if not keep:
             shutil.rmtree(base, ignore_errors=True)
 
-    machine = machine_description(device)
+    machine = args.machine or machine_description(device)
     coverage = rule_coverage(results, rules, samples, device)
     print(render(results, coverage, device, args.markdown, machine))
     totals = score(results)

@@ -40,7 +40,7 @@ def small_convnet(classes):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--epochs", type=int, default=4)
+    parser.add_argument("--epochs", type=int, default=6)
     parser.add_argument("--batch-size", type=int, default=8)
     parser.add_argument("--num-workers", type=int, default=0)  # the plant: the default
     parser.add_argument("--images", type=int, default=96)

@@ -28,7 +28,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--epochs", type=int, default=2)
     parser.add_argument("--batch-size", type=int, default=4)  # PLANTED: tiny batches
-    parser.add_argument("--train-size", type=int, default=2048)
+    parser.add_argument("--train-size", type=int, default=4096)
     parser.add_argument("--steps", type=int, default=0, help="stop after this many steps (0: all)")
     args = parser.parse_args()
 

@@ -122,6 +122,7 @@ class Diagnosis(JsonMixin):
     facts: tuple[Fact, ...] = ()
     rule_errors: tuple[str, ...] = ()  # broken rule files: "path:line: problem"
     rules_evaluated: int = 0
+    whatif_combined: Optional[Verification] = None  # all helpful fixes together (--verify)
 
     def fact(self, name: str) -> Optional[Fact]:
         for f in self.facts:

@@ -162,6 +162,8 @@ def verdict_section(record: RunRecord, diagnosis: Diagnosis) -> dict[str, Any]:
         "numbers": numbers,
         "causes": _cause_bar(v.breakdown),
         "steady_steps": len(steady),
+        "combined": diagnosis.whatif_combined.text if diagnosis.whatif_combined else None,
+        "combined_measured": bool(diagnosis.whatif_combined and diagnosis.whatif_combined.status == "measured"),
     }
 
 

@@ -70,6 +70,9 @@ def terminal_summary(record: RunRecord, diagnosis: Diagnosis, report_path: Optio
     numbers = [f"{label_} {value}" for label_, value, _ in verdict["numbers"] if value != fmt.MISSING]
     if numbers:
         lines.append("  " + " · ".join(numbers))
+    if verdict.get("combined"):
+        lines.append("  " + paint(_one_line("what-if: " + verdict["combined"], 160),
+                                  "green" if verdict["combined_measured"] else "dim"))
     findings = rank_findings(diagnosis, verdict["step_time"])
     if findings:
         lines.append("")
@@ -81,6 +84,9 @@ def terminal_summary(record: RunRecord, diagnosis: Diagnosis, report_path: Optio
         lines.append(f"     {_one_line(f.message)}")
         if f.advice:
             lines.append(f"     → {_one_line(f.advice)}")
+        if f.verification is not None and f.verification.text:
+            measured = f.verification.status == "measured"
+            lines.append("     " + paint(_one_line(f.verification.text), "green" if measured else "dim"))
     if not findings and outcome.status in ("completed", "stopped"):
         lines.append("No rule fired: nothing obvious holds this run back.")
     if diagnosis.rule_errors:

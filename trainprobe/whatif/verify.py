@@ -101,6 +101,10 @@ def verify_result(result: DiagnoseResult, budget: float = DEFAULT_BUDGET, rule_d
     findings = tuple(_verified(f, decided, answers, candidates, outcome) for f in result.diagnosis.findings)
     diagnosis = dataclasses.replace(result.diagnosis, findings=findings)
     combined = _combined_summary(outcome)
+    if combined is not None:
+        diagnosis = dataclasses.replace(diagnosis, whatif_combined=Verification(
+            status=combined["status"], speedup=combined["speedup"], low=combined["low"], high=combined["high"],
+            n=combined["n"], text=combined["text"]))
     for line in _report_lines(findings, combined):
         progress(line)
     return _rewrite(result, diagnosis, outcome, combined, candidates, budget)
