@@ -307,7 +307,8 @@ class ProfilerSummary(JsonMixin):
     wall: float = 0.0  # seconds covered by the window
     cpu_total: float = 0.0  # sum of self CPU time of all ops
     cuda_total: float = 0.0  # sum of self CUDA time of all kernels
-    ops_per_step: Optional[float] = None  # all aten ops
+    ops_per_step: Optional[float] = None  # aten ops of the loop (DataLoader work in the main process left out)
+    loop_op_time_per_step: Optional[float] = None  # their self CPU seconds per step
     toplevel_ops_per_step: Optional[float] = None  # ops called from Python directly
     mean_toplevel_op_time: Optional[float] = None  # seconds of CPU per top-level op
     launches_per_step: Optional[float] = None  # CUDA kernel launches

@@ -16,7 +16,8 @@ FACTS = {
     "cpu_cuda_ratio": ("x", "CPU op time over CUDA kernel time; well above 1 the GPU waits for "
                        "the CPU to issue work."),
     "ops_per_step": ("per_step", "aten ops per step."),
-    "mean_op_time": ("s", "Mean self CPU time of an aten op (cpu_op_time_per_step / ops_per_step); "
+    "mean_op_time": ("s", "Mean self CPU time of an aten op of the training loop (DataLoader work in the "
+                     "main process left out); "
                      "a few microseconds means the ops are mostly dispatch overhead."),
     "toplevel_ops_per_step": ("per_step", "Ops called from Python directly, per step."),
     "mean_toplevel_op_time": ("s", "CPU seconds per top-level op (dispatch cost)."),
@@ -107,7 +108,8 @@ def compute(record: RunRecord) -> dict[str, object]:
         "cuda_op_time_per_step": None if cuda is None else cuda / steps,
         "cpu_cuda_ratio": ratio(prof.cpu_total, cuda),
         "ops_per_step": prof.ops_per_step,
-        "mean_op_time": ratio(prof.cpu_total / steps, prof.ops_per_step),
+        "mean_op_time": ratio(prof.loop_op_time_per_step if prof.loop_op_time_per_step is not None
+                              else prof.cpu_total / steps, prof.ops_per_step),
         "toplevel_ops_per_step": prof.toplevel_ops_per_step,
         "mean_toplevel_op_time": prof.mean_toplevel_op_time,
         "launches_per_step": prof.launches_per_step,

@@ -85,6 +85,40 @@ def _load(paths: Iterable[str]) -> Optional[pstats.Stats]:
     return merged
 
 
+def _category_of(key: tuple, user_dirs: tuple[str, ...]) -> str:
+    path, _line, func = key
+    return "dataset" if _is_user(path, user_dirs) else categorize(path, func)
+
+
+def _category_shares(stats: pstats.Stats, user_dirs: tuple[str, ...]) -> dict[str, float]:
+    """Share of the workers' busy time per kind of work.
+
+    Time is charged where it is spent, except that generic work (a torch op,
+    a builtin such as sum) is charged to the kind of its callers: a conv2d
+    called by a torchvision transform is augmentation, not "torch".
+    """
+    table = stats.stats  # type: ignore[attr-defined]
+    totals: dict[str, float] = {}
+    for key, (_cc, _nc, tottime, _ct, callers) in table.items():
+        own = _category_of(key, user_dirs)
+        if own == "idle":
+            continue
+        if own in ("torch", "python") and callers:
+            by_caller = {}
+            for caller, info in callers.items():
+                kind = _category_of(caller, user_dirs)
+                by_caller[kind] = by_caller.get(kind, 0.0) + float(info[2])  # tottime via this caller
+            spread = sum(by_caller.values())
+            if spread > 0:
+                for kind, part in by_caller.items():
+                    kind = own if kind in ("idle", "torch", "python") else kind
+                    totals[kind] = totals.get(kind, 0.0) + tottime * part / spread
+                continue
+        totals[own] = totals.get(own, 0.0) + tottime
+    busy = sum(totals.values())
+    return {k: v / busy for k, v in totals.items()} if busy > 0 else {}
+
+
 def summarize_hotspots(out_dir: str, window: dict, user_dirs: tuple[str, ...]) -> Hotspots:
     main_rows: tuple[FuncStat, ...] = ()
     availability = Availability(False, window.get("error") or "the script ended before the Python profile window")
@@ -106,10 +140,7 @@ def summarize_hotspots(out_dir: str, window: dict, user_dirs: tuple[str, ...]) -
         stats = _load(worker_files)
         if stats is not None:
             rows = _rows(stats, user_dirs)
-            busy = [r for r in rows if r.category != "idle"]
-            total = sum(r.self_time for r in busy) or 1.0
-            for r in busy:
-                categories[r.category or "python"] = categories.get(r.category or "python", 0.0) + r.self_time / total
+            categories = _category_shares(stats, user_dirs)
             worker_rows = tuple(sorted(rows, key=lambda r: r.self_time, reverse=True)[:_TOP_WORKER])
     return Hotspots(
         availability=availability,

@@ -36,6 +36,9 @@ _CREATION_OPS = frozenset({
 })
 
 
+_LOADER = ("enumerate(DataLoader)",)
+
+
 def _has_ancestor(evt: Any, prefixes: tuple[str, ...]) -> bool:
     parent = evt.cpu_parent
     while parent is not None:
@@ -135,6 +138,9 @@ def summarize_profile(window: Any, with_cuda: bool, trace_path: Optional[str] = 
         return ProfilerSummary(availability=Availability(False, f"could not read the profile: {exc}"))
 
     cpu_events = [e for e in events if not _is_cuda(e)]
+    # Ops the DataLoader runs in the main process (num_workers=0: the dataset and collate)
+    # are data loading, not the training loop's dispatch: keep them out of op counts and syncs.
+    loop_ops = [e for e in cpu_events if e.name.startswith("aten::") and not _has_ancestor(e, _LOADER)]
     kernels = [e for e in events if _is_cuda(e) and not e.name.startswith("Memcpy") and not e.name.startswith("Memset")]
     toplevel = [e for e in cpu_events if e.cpu_parent is None and e.name.startswith("aten::")]
     toplevel_cpu = sum(e.cpu_time_total for e in toplevel) * _US
@@ -144,7 +150,8 @@ def summarize_profile(window: Any, with_cuda: bool, trace_path: Optional[str] = 
     sync_time = 0.0
     for e in cpu_events:
         kind = _SYNC_OPS.get(e.name)
-        if kind:
+        if kind and _has_ancestor(e, _LOADER):
+            kind = None  # .item() inside transforms: data loading, on the CPU anyway
             if _inside_optimizer(e):
                 # Adam & co. call .item() on their step counters: torch's own, not the loop's.
                 kind += " (optimizer)"
@@ -158,7 +165,7 @@ def summarize_profile(window: Any, with_cuda: bool, trace_path: Optional[str] = 
     creations = sum(
         1 for e in cpu_events
         if e.name in _CREATION_OPS and (e.cpu_parent is None or not e.cpu_parent.name.startswith("aten::"))
-        and not _has_ancestor(e, ("Optimizer.", "enumerate(DataLoader)"))  # torch's own, not the loop's
+        and not _has_ancestor(e, ("Optimizer.",) + _LOADER)  # torch's own, not the loop's
     )
     cpu_total = sum(a.self_cpu_time_total for a in averages) * _US
     cuda_total = sum(_self_device(a) for a in averages) if with_cuda else 0.0
@@ -203,7 +210,8 @@ def summarize_profile(window: Any, with_cuda: bool, trace_path: Optional[str] = 
         wall=window.wall,
         cpu_total=cpu_total,
         cuda_total=cuda_total,
-        ops_per_step=sum(1 for e in cpu_events if e.name.startswith("aten::")) / steps,
+        ops_per_step=len(loop_ops) / steps,
+        loop_op_time_per_step=sum(e.self_cpu_time_total for e in loop_ops) * _US / steps,
         toplevel_ops_per_step=len(toplevel) / steps,
         mean_toplevel_op_time=toplevel_cpu / len(toplevel) if toplevel else None,
         launches_per_step=launches / steps if with_cuda else None,
