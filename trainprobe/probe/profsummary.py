@@ -152,6 +152,7 @@ def summarize_profile(window: Any, with_cuda: bool, trace_path: Optional[str] = 
         kind = _SYNC_OPS.get(e.name)
         if kind and _has_ancestor(e, _LOADER):
             kind = None  # .item() inside transforms: data loading, on the CPU anyway
+        if kind:
             if _inside_optimizer(e):
                 # Adam & co. call .item() on their step counters: torch's own, not the loop's.
                 kind += " (optimizer)"
