@@ -29,9 +29,10 @@ _SYNC_OPS = {
 _MATMUL_CONV = ("conv", "addmm", "aten::mm", "bmm", "matmul", "linear", "gemm", "cutlass", "xmma", "cudnn")
 
 
-# Ops that make a new tensor when called straight from Python (torch.tensor(...) is lift_fresh).
+# Ops that make a new tensor when called straight from Python (torch.tensor(...) is lift_fresh;
+# aten::empty is left out: it is also the first half of torch.tensor and of most factories).
 _CREATION_OPS = frozenset({
-    "aten::lift_fresh", "aten::scalar_tensor", "aten::zeros", "aten::ones", "aten::empty", "aten::full",
+    "aten::lift_fresh", "aten::scalar_tensor", "aten::zeros", "aten::ones", "aten::full",
     "aten::randn", "aten::rand", "aten::randint", "aten::arange", "aten::linspace", "aten::eye",
 })
 
