@@ -34,7 +34,9 @@ def _run(mode: str, model: str, steps: int, work: Path, index: int) -> list[floa
     else:
         cmd = [sys.executable, "-m", "trainprobe", "diagnose", "-q", "--full", "--no-profile",
                "-o", str(work / f"run-{model}-{index}"), *loop_args]
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"{mode} run of {model} failed (exit {done.returncode}):\n{done.stderr[-3000:]}")
     return json.loads(out.read_text())
 
 

@@ -6,8 +6,6 @@ import signal
 import subprocess
 import time
 
-import pytest
-
 from probe_helpers import FAST, SCRIPTS, diagnose, trainprobe_cmd
 from trainprobe.record import RunRecord
 

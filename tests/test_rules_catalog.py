@@ -235,10 +235,9 @@ def test_rules_facts_lists_the_catalog(capsys):
 
 # --- recorded real runs of the sample scripts --------------------------------------------------
 
-# The lead's recorded runs, and runs of the sample scripts recorded on a 2-core machine
-# without a GPU when the rule engine was written (tests/rule_cases/runs/).
-RUNS = sorted((ROOT / "tests" / "data" / "runs").glob("*.run.json")) + sorted(
-    (ROOT / "tests" / "rule_cases" / "runs").glob("*.run.json"))
+# Real runs of the sample scripts, recorded by benchmarks/accuracy.py on a 2-core machine
+# without a GPU (tests/data/runs/README.md says which run and how).
+RUNS = sorted((ROOT / "tests" / "data" / "runs").glob("*.run.json"))
 
 
 def _sample_meta(record: RunRecord):

@@ -20,7 +20,7 @@ import typing
 from pathlib import Path
 from typing import Any, Optional, TypeVar, Union, get_args, get_origin, get_type_hints
 
-__all__ = ["to_dict", "from_dict", "write_json_atomic", "JsonMixin"]
+__all__ = ["to_dict", "from_dict", "write_json_atomic", "write_text_atomic", "JsonMixin"]
 
 T = TypeVar("T")
 
@@ -119,15 +119,15 @@ def from_dict(cls: type[T], data: dict[str, Any]) -> T:
     return cls(**kwargs)
 
 
-def write_json_atomic(path: str | os.PathLike, data: Any, indent: int | None = None) -> None:
-    """Write JSON so that a reader never sees half a file, even if we are killed mid-write."""
+def write_text_atomic(path: str | os.PathLike, text: str) -> None:
+    """Write a file so that a reader never sees half of it, even if we are killed mid-write."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=str(path.parent))
     try:
-        os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes 0600; a record is an ordinary file
+        os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes 0600; these files are meant to be shared
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, indent=indent, allow_nan=False, default=str)
+            fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
@@ -137,6 +137,10 @@ def write_json_atomic(path: str | os.PathLike, data: Any, indent: int | None = N
         except OSError:
             pass
         raise
+
+
+def write_json_atomic(path: str | os.PathLike, data: Any, indent: Optional[int] = None) -> None:
+    write_text_atomic(path, json.dumps(data, indent=indent, allow_nan=False, default=str))
 
 
 def _umask() -> int:

@@ -318,14 +318,6 @@ class Instrumentation:
                 self.fixes.after_forward()
             self.clock.exit(phase)
 
-    def _per_module_pre(self, module, args):
-        if _is_compiling():
-            return None
-        self._depth += 1
-        if self._depth == 1:
-            self._enter_top(module, args)
-        return None
-
     def _switch_to_module_hooks(self) -> None:
         """Leave the global forward hooks for hooks on the top-level modules found so far."""
         modules = [entry.ref() for entry in self.reg.models.values()]
@@ -336,7 +328,7 @@ class Instrumentation:
             handle.remove()
         self._handles = self._handles[2:]
         for module in modules:
-            self._handles.append(module.register_forward_pre_hook(self._per_module_pre))
+            self._handles.append(module.register_forward_pre_hook(self._forward_pre))
             self._handles.append(module.register_forward_hook(self._forward_post, always_call=True))
 
     def _optimizer_pre(self, optimizer, args, kwargs):

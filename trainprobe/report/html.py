@@ -13,10 +13,8 @@ text, never as markup.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
-import tempfile
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Optional
@@ -27,6 +25,7 @@ from markupsafe import Markup
 from ..diagnosis import Diagnosis
 from ..record import RunRecord
 from ..resources import templates_dir
+from ..serial import to_dict, write_text_atomic
 from . import format as fmt
 from .downsample import thin_indices
 from .details import environment_section, hotspots_section, ops_section, settings_section
@@ -87,28 +86,6 @@ def _thin_series(series: dict[str, Any], max_rows: int) -> tuple[dict[str, Any],
     return out, n
 
 
-_SCALARS = (int, float, str, bool, type(None))
-
-
-def _plain(obj: Any) -> Any:
-    """``serial.to_dict`` with a fast path for long tuples of numbers (the sample series).
-
-    Same output (NaN becomes None); it only avoids a per-number dataclass check,
-    which made an hour-long record take seconds to convert.
-    """
-    if isinstance(obj, (tuple, list)):
-        if all(type(v) in _SCALARS for v in obj):
-            return [None if v != v else v for v in obj]  # v != v: NaN is not JSON
-        return [_plain(v) for v in obj]
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return {f.name: _plain(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
-    if isinstance(obj, dict):
-        return {str(k): _plain(v) for k, v in obj.items()}
-    if isinstance(obj, float) and obj != obj:
-        return None
-    return obj
-
-
 def _thin_steps(steps: list[dict[str, Any]], max_steps: int) -> list[dict[str, Any]]:
     """Every step outside the steady window, and evenly spaced steady ones, up to ``max_steps``."""
     if len(steps) <= max_steps:
@@ -132,7 +109,7 @@ def _round_floats(data: Any, digits: int) -> Any:
 
 def embedded_record(record: RunRecord, record_path: Optional[Path] = None) -> tuple[dict[str, Any], str]:
     """The record as embedded in the report, and a sentence saying whether it was thinned."""
-    data = _plain(record)
+    data = to_dict(record)
     size = len(json.dumps(data, default=str, separators=(",", ":")))
     if size <= RAW_RECORD_MAX_BYTES:
         return data, f"The complete run record ({fmt.nbytes(size)} of JSON)."
@@ -185,28 +162,9 @@ def render_html(record: RunRecord, diagnosis: Diagnosis, record_path: Optional[P
     return env.get_template("report.html.j2").render(**report_context(record, diagnosis, record_path))
 
 
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
 def write_html(record: RunRecord, diagnosis: Diagnosis, path: str | os.PathLike,
                record_path: Optional[Path] = None) -> Path:
     """Render and write the report atomically (a reader never sees half a file); returns its path."""
     path = Path(path)
-    text = render_html(record, diagnosis, record_path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=str(path.parent))
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes it private; a report is meant to be shared
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    write_text_atomic(path, render_html(record, diagnosis, record_path))
     return path
