@@ -1,11 +1,14 @@
 """How much the probe slows the training it measures, outside its profiler windows.
 
-Runs the same training loop plainly (`python bench_loop.py`) and under
-`trainprobe diagnose --full --no-profile` (hooks, DataLoader patches and the
-10 Hz samplers: everything that runs during the measured window), alternating
-A, B, A, B... within one invocation, because this machine is shared and noisy.
-Each run times its own steps the same way; each pair gives a ratio of median
-step times, and the table shows the median ratio and its spread.
+Two measurements, both alternating plain and probed (A, B, B, A, ...) because
+this machine is shared and noisy, each pair giving a ratio of median step times:
+
+* in one process (the figure the probe's budget is about): blocks of steps
+  alternate between plain and probed, with the hooks and DataLoader patches
+  installed and removed between blocks and the samplers watching from another
+  process, as trainprobe's parent does (workloads/inprocess_ab.py);
+* end to end: `python bench_loop.py` against `trainprobe diagnose --full
+  --no-profile bench_loop.py`, separate processes, everything included.
 
     python benchmarks/overhead.py [--pairs 4] [--models mlp,cnn] [--steps 400]
 """
@@ -14,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import statistics
 import subprocess
@@ -60,6 +64,20 @@ def measure(model: str, pairs: int, steps: int, work: Path) -> dict:
     }
 
 
+def measure_in_process(model: str, pairs: int) -> dict:
+    done = subprocess.run([sys.executable, str(HERE / "workloads" / "inprocess_ab.py"), "--model", model,
+                           "--pairs", str(pairs), "--steps", "150" if model == "mlp" else "40"],
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"in-process A/B of {model} failed:\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _row(label: str, r: dict) -> str:
+    spread = f"{r['slowdown_median']:.3f}x ({r['slowdown_min']:.3f}-{r['slowdown_max']:.3f}, n={r['pairs']})"
+    return f"{label:22} {r['plain_steps_per_s']:14.1f} {r['probe_steps_per_s']:14.1f} {spread:>32}"
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", type=int, default=4)
@@ -68,18 +86,19 @@ def main(argv=None) -> int:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     started = time.monotonic()
-    rows = []
+    models = args.models.split(",")
+    inside = [measure_in_process(model, args.pairs * 2) for model in models]
     with tempfile.TemporaryDirectory() as tmp:
-        for model in args.models.split(","):
-            rows.append(measure(model, args.pairs, args.steps, Path(tmp)))
+        separate = [measure(model, args.pairs, args.steps, Path(tmp)) for model in models]
     if args.json:
-        print(json.dumps(rows, indent=2))
+        print(json.dumps({"in_process": inside, "separate_processes": separate}, indent=2))
         return 0
-    print(f"machine: {platform.machine()}, {platform.processor() or 'cpu'}, python {platform.python_version()}")
-    print(f"{'model':6} {'plain steps/s':>14} {'probe steps/s':>14} {'slowdown (median, min-max)':>30}")
-    for r in rows:
-        spread = f"{r['slowdown_median']:.3f}x ({r['slowdown_min']:.3f}-{r['slowdown_max']:.3f}, n={r['pairs']})"
-        print(f"{r['model']:6} {r['plain_steps_per_s']:14.1f} {r['probe_steps_per_s']:14.1f} {spread:>30}")
+    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, python {platform.python_version()}")
+    print(f"{'':22} {'plain steps/s':>14} {'probe steps/s':>14} {'slowdown (median, min-max)':>32}")
+    for r in inside:
+        print(_row(f"{r['model']}, one process", r))
+    for r in separate:
+        print(_row(f"{r['model']}, end to end", r))
     print(f"({time.monotonic() - started:.0f} s)")
     return 0
 

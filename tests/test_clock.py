@@ -2,7 +2,7 @@
 
 import pytest
 
-from trainprobe.probe.clock import StepClock
+from trainprobe.probe.clock import StepClock, step_fields
 from trainprobe.probe.config import WindowPlan
 from trainprobe.probe.runner import ProbeStop
 
@@ -28,7 +28,7 @@ def make(plan=None):
 
 
 def steps(events):
-    return [d for kind, d in events if kind == "step"]
+    return [step_fields(d) for kind, d in events if kind == "step"]
 
 
 def one_step(clock, time, wait=0.01, fwd=0.02, bwd=0.03, opt=0.005, other=0.001, boundary="optimizer"):

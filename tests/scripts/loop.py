@@ -31,6 +31,7 @@ def main():
     p.add_argument("--at", type=int, default=10)
     p.add_argument("--swallow", action="store_true")
     p.add_argument("--finally-file")
+    p.add_argument("--step-sleep", type=float, default=0.0)
     args = p.parse_args()
     loader = DataLoader(Squares(), batch_size=16, num_workers=args.workers,
                         multiprocessing_context=args.context if args.workers else None)
@@ -48,6 +49,7 @@ def main():
                     if not args.swallow:
                         raise
                 step += 1
+                time.sleep(args.step_sleep)
                 if step == args.at:
                     if args.ending == "crash":
                         raise RuntimeError("planted failure at step %d" % step)

@@ -26,6 +26,7 @@ from ..record import (
     WorkerStats,
     Hotspots,
 )
+from .clock import step_fields
 from .events import read_events
 from .hotspots import summarize_hotspots
 
@@ -88,7 +89,7 @@ def collect_child_report(events_path: str) -> ChildReport:
 def _apply(report: ChildReport, event: dict[str, Any]) -> None:
     kind = event.pop("type", None)
     if kind == "step":
-        report.steps.append(Step.from_dict(event))
+        report.steps.append(Step.from_dict(step_fields(event)))
     elif kind == "settings":
         report.settings = Settings.from_dict(event.get("settings", {}))
     elif kind == "profiler":

@@ -24,6 +24,23 @@ BOOTSTRAP = (
 )
 
 
+def _flush_before_os_exit(sink: EventSink) -> None:
+    """``os._exit`` skips every cleanup: write out the buffered steps first (this process only)."""
+    original = os._exit
+    pid = os.getpid()
+
+    def _exit(code: int) -> None:
+        if os.getpid() == pid:
+            try:
+                sink.emit("note", text=f"the script ended itself with os._exit({code})")
+                sink.flush()
+            except Exception:
+                pass
+        original(code)
+
+    os._exit = _exit
+
+
 def main(bootstrap_path: str = "") -> None:
     if bootstrap_path and bootstrap_path in sys.path:
         sys.path.remove(bootstrap_path)
@@ -32,6 +49,7 @@ def main(bootstrap_path: str = "") -> None:
     sink.emit("started", pid=os.getpid(), t=time.monotonic() - config.t0)
     target = parse_target(config.argv)
     del sys.argv[1:]
+    _flush_before_os_exit(sink)
 
     instrumentation = None
     try:

@@ -38,7 +38,7 @@ from .events import EventSink
 from .profsummary import summarize_profile
 from .settings import Registry, read_settings
 from .windows import ProfilerWindow, PythonWindow
-from .workers import WorkerInit, flush_stats, install_fetch_timing
+from .workers import WorkerInit, flush_stats, install_fetch_timing, uninstall_fetch_timing
 
 __all__ = ["Instrumentation"]
 
@@ -121,6 +121,16 @@ class Instrumentation:
         self._install_counters()
         if self.cuda_available:
             self._install_copies()
+
+    def uninstall(self) -> None:
+        """Take every hook and patch off again (a benchmark toggles the probe within one process)."""
+        for handle in self._handles:
+            handle.remove()
+        self._handles.clear()
+        for owner, name, original in reversed(self._originals):
+            setattr(owner, name, original)
+        self._originals.clear()
+        uninstall_fetch_timing()
 
     def _install_dataloader(self) -> None:
         original_iter = DataLoader.__iter__

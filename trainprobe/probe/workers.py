@@ -20,7 +20,7 @@ import os
 import time
 from typing import Any, Callable, Optional
 
-__all__ = ["install_fetch_timing", "WorkerInit", "flush_stats", "FLAG_NAME"]
+__all__ = ["install_fetch_timing", "uninstall_fetch_timing", "WorkerInit", "flush_stats", "FLAG_NAME"]
 
 FLAG_NAME = "cprofile.on"
 _FLUSH_EVERY = 1.0  # seconds
@@ -122,6 +122,14 @@ def install_fetch_timing(out_dir: str, t0: float, worker_id: int, loader_id: int
     for cls in _fetcher_classes():
         if not hasattr(cls.fetch, "__trainprobe_original__"):
             cls.fetch = _wrap_fetch(cls.fetch)
+
+
+def uninstall_fetch_timing() -> None:
+    for cls in _fetcher_classes():
+        original = getattr(cls.fetch, "__trainprobe_original__", None)
+        if original is not None:
+            cls.fetch = original
+    _state.clear()
 
 
 def flush_stats() -> None:
