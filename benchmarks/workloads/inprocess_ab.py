@@ -26,7 +26,8 @@ from trainprobe.probe.instrument import Instrumentation  # noqa: E402
 # Samples this process from outside, like the probe's parent.
 _SAMPLER = (
     "import sys, time; from trainprobe.probe.samplers import start_sampling; "
-    "s = start_sampling(int(sys.argv[1]), time.monotonic()); sys.stdin.read(); s.stop()"
+    "s = start_sampling(int(sys.argv[1]), time.monotonic()); print('ready', flush=True); "
+    "sys.stdin.read(); s.stop()"
 )
 _SKIP = 12  # steps at the start of a block: warm-up, when the probe still uses global hooks
 
@@ -55,7 +56,9 @@ def probed_block(loader, net, opt, count, work):
                         steady_seconds=1e9, steady_max_steps=10**9),
     )
     sink = EventSink(config.events_path)
-    sampler = subprocess.Popen([sys.executable, "-c", _SAMPLER, str(os.getpid())], stdin=subprocess.PIPE)
+    sampler = subprocess.Popen([sys.executable, "-c", _SAMPLER, str(os.getpid())], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, text=True)
+    sampler.stdout.readline()  # its start-up (imports) must not overlap the timed steps
     instr = Instrumentation(config, sink)
     instr.install()
     try:
@@ -63,7 +66,7 @@ def probed_block(loader, net, opt, count, work):
     finally:
         instr.uninstall()
         sink.close()
-        sampler.communicate(b"")
+        sampler.communicate("")
 
 
 def main():
