@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import statistics
+
 from typing import Optional
 
 from ..record import LoaderSettings, RunRecord
@@ -148,6 +150,10 @@ def compute(record: RunRecord) -> dict[str, object]:
         })
     out.update(_worker_facts(record, loader.loader_id if loader else None))
     steps = record.steady_steps()
+    if loader is not None and loader.num_workers == 0 and steps:
+        # The main process fetches inside the loop's wait, so the steady window's waits are the
+        # fetch time; the whole run's mean would include the cProfile window's slowed fetches.
+        out["fetch_per_batch"] = statistics.median(s.data_wait / max(1, s.batches) for s in steps)
     if steps and out["fetch_per_batch"] is not None:
         busy = sum(s.duration - s.data_wait for s in steps) / len(steps)
         batches = sum(max(1, s.batches) for s in steps) / len(steps)
