@@ -117,3 +117,19 @@ def test_an_input_bound_sample_is_diagnosed_end_to_end(tmp_path):
     assert result.status in ("stopped", "completed"), result.error
     assert "dataloader-too-few-workers" in result.found
     assert result.verdict == "input"
+
+
+# CI's fast subset, end to end through `trainprobe diagnose`: besides the input-bound sample above,
+# a host-bound and a clean one. They check that the run is diagnosed and reported; whether each
+# finding comes out on a given machine is what benchmarks/accuracy.py measures and the README shows.
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["tokenize_in_loop", "clean_mlp"])
+def test_ci_subset_is_diagnosed_end_to_end(tmp_path, name):
+    sample = next(s for s in accuracy.load_samples() if s.name == name)
+    assert sample.ci
+    result = accuracy.run_diagnose(sample, "cpu", tmp_path / "run", timeout=300)
+    assert result.status in ("stopped", "completed"), result.error
+    assert result.verdict in ("input", "host", "launch", "sync", "copy", "compute", "memory", "communication")
+    assert (tmp_path / "run" / "report.html").exists() and (tmp_path / "run" / "run.json").exists()
+    if sample.clean:
+        assert not [f for f, severity in result.found.items() if severity != "info"]

@@ -60,6 +60,7 @@ class ModelEntry:
     eval_calls: int = 0
     eval_calls_with_grad: int = 0
     shapes: list[str] = field(default_factory=list)
+    seen_shapes: set = field(default_factory=set)
     cached: Optional[ModelInfo] = None
 
 
@@ -116,11 +117,12 @@ class Registry:
             entry.eval_calls += 1
             if grad:
                 entry.eval_calls_with_grad += 1
-        if len(entry.shapes) < _MAX_SHAPES and isinstance(first_input, torch.Tensor):
-            shape = "x".join(str(d) for d in first_input.shape)
-            if shape not in entry.shapes:
-                entry.shapes.append(shape)
         if isinstance(first_input, torch.Tensor):
+            # Runs on every top-level forward: compare the shape as it comes, format it once.
+            shape = first_input.shape
+            if shape not in entry.seen_shapes and len(entry.shapes) < _MAX_SHAPES:
+                entry.seen_shapes.add(shape)
+                entry.shapes.append("x".join(str(d) for d in shape))
             self.devices_used.add(first_input.device.type)
         if new:
             _model_info(entry)  # read now: the model may be gone by the next reading
