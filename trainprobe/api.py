@@ -23,7 +23,9 @@ __all__ = [
     "DiagnoseResult",
     "diagnose",
     "analyze",
+    "finish",
     "render",
+    "summary_line",
     "load_record",
     "check_target",
 ]

@@ -27,10 +27,9 @@ from ..record import (
     Hotspots,
 )
 from .clock import step_fields
-from .events import read_events
 from .hotspots import summarize_hotspots
 
-__all__ = ["ChildReport", "EventFollower", "collect_child_report", "assemble_record", "read_worker_stats"]
+__all__ = ["ChildReport", "EventFollower", "assemble_record", "read_worker_stats"]
 
 
 @dataclasses.dataclass
@@ -79,13 +78,6 @@ class EventFollower:
         return self.report
 
 
-def collect_child_report(events_path: str) -> ChildReport:
-    report = ChildReport()
-    for event in read_events(events_path):
-        _apply(report, event)
-    return report
-
-
 def _apply(report: ChildReport, event: dict[str, Any]) -> None:
     kind = event.pop("type", None)
     if kind == "step":
@@ -114,8 +106,9 @@ def _apply(report: ChildReport, event: dict[str, Any]) -> None:
         report.script_ended = event.get("t")
 
 
-def read_worker_stats(out_dir: str) -> tuple[WorkerStats, ...]:
-    stats = []
+def _last_worker_lines(out_dir: str) -> list[dict]:
+    """The last complete line of each worker's figures (they are cumulative)."""
+    lines = []
     for path in sorted(glob.glob(os.path.join(out_dir, "workers", "*.jsonl"))):
         last = None
         try:
@@ -129,7 +122,12 @@ def read_worker_stats(out_dir: str) -> tuple[WorkerStats, ...]:
         except OSError:
             continue
         if last:
-            stats.append(WorkerStats.from_dict(last))
+            lines.append(last)
+    return lines
+
+
+def read_worker_stats(out_dir: str, lines: Optional[list[dict]] = None) -> tuple[WorkerStats, ...]:
+    stats = [WorkerStats.from_dict(d) for d in (lines if lines is not None else _last_worker_lines(out_dir))]
     return tuple(sorted(stats, key=lambda s: (s.loader_id, s.worker_id, s.pid)))
 
 
@@ -174,11 +172,12 @@ def assemble_record(
     final: bool,
     extra_notes: tuple[str, ...] = (),
 ) -> RunRecord:
-    workers = read_worker_stats(out_dir)
+    lines = _last_worker_lines(out_dir)
+    workers = read_worker_stats(out_dir, lines)
     hotspots = Hotspots()
     if final:
         hotspots = summarize_hotspots(out_dir, child.python_window, user_dirs)
-        profiled = sum(_profiled_seconds(out_dir))
+        profiled = sum(float(d.get("profiled_seconds") or 0.0) for d in lines)
         hotspots = dataclasses.replace(hotspots, worker_window=profiled)
     notes = list(extra_notes) + child.notes
     noise = _step_noise_note(child.steps)
@@ -202,21 +201,3 @@ def assemble_record(
         outcome=outcome,
         notes=tuple(notes),
     )
-
-
-def _profiled_seconds(out_dir: str) -> list[float]:
-    return [s for s in (_last_profiled(p) for p in glob.glob(os.path.join(out_dir, "workers", "*.jsonl"))) if s]
-
-
-def _last_profiled(path: str) -> float:
-    value = 0.0
-    try:
-        with open(path, encoding="utf-8") as fh:
-            for line in fh:
-                try:
-                    value = float(json.loads(line).get("profiled_seconds") or 0.0)
-                except ValueError:
-                    pass
-    except OSError:
-        pass
-    return value

@@ -115,11 +115,10 @@ class StepClock:
             if top == phase:
                 break
 
-    def note_batch(self, samples: Optional[int], epoch_start: bool = False) -> None:
+    def note_batch(self, samples: Optional[int]) -> None:
         self._batches += 1
         if samples is not None:
             self._samples = samples if self._samples is None else self._samples + samples
-        self._epoch_start = self._epoch_start or epoch_start
 
     def note_epoch_start(self) -> None:
         self._epoch_start = True

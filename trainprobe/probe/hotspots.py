@@ -56,17 +56,16 @@ def _is_user(path: str, user_dirs: tuple[str, ...]) -> bool:
 def _rows(stats: pstats.Stats, user_dirs: tuple[str, ...]) -> list[FuncStat]:
     rows = []
     for (path, line, func), (_cc, calls, tottime, cumtime, _callers) in stats.stats.items():  # type: ignore[attr-defined]
-        name = func if path != "~" else func
         rows.append(
             FuncStat(
                 file="" if path == "~" else path,
                 line=line,
-                function=name,
+                function=func,
                 calls=calls,
                 self_time=tottime,
                 cumulative=cumtime,
                 user_code=_is_user(path, user_dirs),
-                category="dataset" if _is_user(path, user_dirs) else categorize(path, name),
+                category=_category_of((path, line, func), user_dirs),
             )
         )
     return rows

@@ -150,7 +150,6 @@ class Instrumentation:
             iterator = original_iter(loader)
             entry.iterations += 1
             iterator._trainprobe_entry = entry
-            iterator._trainprobe_first = True
             instr.clock.note_epoch_start()
             return iterator
 
@@ -176,9 +175,7 @@ class Instrumentation:
             entry.wait_total += wait
             if entry.first_batch_wait is None:
                 entry.first_batch_wait = wait
-            first = iterator._trainprobe_first
-            iterator._trainprobe_first = False
-            clock.note_batch(_batch_size(batch), epoch_start=first)
+            clock.note_batch(_batch_size(batch))
             instr.reg.last_loader = entry
             return batch
 

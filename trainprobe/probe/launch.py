@@ -87,24 +87,6 @@ def _kill_tree(pid: int, sig: int) -> None:
             pass
 
 
-def _reap_leftovers(pids: list[int]) -> None:
-    """DataLoader workers orphaned by a killed child exit by their watchdog within ~5 s; don't wait."""
-    for pid in pids:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
-
-
-def _descendants(pid: int) -> list[int]:
-    try:
-        import psutil
-
-        return [p.pid for p in psutil.Process(pid).children(recursive=True)]
-    except Exception:
-        return []
-
-
 def _invocation(target: Sequence[str], options: ProbeOptions, t0: float) -> Invocation:
     module = target[1] if target and target[0] == "-m" else None
     script = None if module else str(Path(target[0]).resolve())
@@ -296,9 +278,8 @@ def run_probe(target: Sequence[str], options: ProbeOptions,
         for sig, handler in previous.items():
             signal.signal(sig, handler)
     end = time.monotonic()
-    leftovers = _descendants(proc.pid)
+    # DataLoader workers orphaned by a killed child exit by their own watchdog within ~5 s.
     samples = sampling.stop()
-    _reap_leftovers(leftovers)
     child = follower.poll()
     progress_view.update(child)
     found = [p for p in child.torch_env.get("data_paths", []) if p not in options.data_paths]
