@@ -3,14 +3,19 @@
 Two measurements, both alternating plain and probed (A, B, B, A, ...) because
 this machine is shared and noisy, each pair giving a ratio of median step times:
 
-* in one process (the figure the probe's budget is about): blocks of steps
-  alternate between plain and probed, with the hooks and DataLoader patches
-  installed and removed between blocks and the samplers watching from another
-  process, as trainprobe's parent does (workloads/inprocess_ab.py);
+* in one process (the figure the probe's budget is about): short blocks of
+  steps alternate between plain and probed, many times, with the hooks and
+  DataLoader patches installed and removed between blocks and the samplers
+  watching from another process (frozen during plain blocks), as trainprobe's
+  parent does (workloads/inprocess_ab.py). It prints the median ratio with a
+  95% bootstrap interval, and the time the probe adds per step. The tiny loop
+  does almost no math: its added time is the hooks' own cost per step, which
+  sets the slowdown of any loop (added time / step time);
 * end to end: `python bench_loop.py` against `trainprobe diagnose --full
-  --no-profile bench_loop.py`, separate processes, everything included.
+  --no-profile bench_loop.py`, separate processes, everything included
+  (noisier: a few pairs of whole runs).
 
-    python benchmarks/overhead.py [--pairs 4] [--models mlp,cnn] [--steps 400]
+    python benchmarks/overhead.py [--models tiny,mlp,cnn] [--pairs 3] [--scale 1]
 """
 
 from __future__ import annotations
@@ -64,41 +69,61 @@ def measure(model: str, pairs: int, steps: int, work: Path) -> dict:
     }
 
 
-def measure_in_process(model: str, pairs: int) -> dict:
+# Block sizes per model: short blocks, many pairs (a block is ~0.1-0.5 s, so a slow stretch of
+# the machine hits both sides of a pair).
+IN_PROCESS = {"tiny": (150, 20), "mlp": (150, 20), "cnn": (40, 10)}  # model: (pairs, steps per block)
+
+
+def measure_in_process(model: str, scale: float = 1.0) -> dict:
+    pairs, steps = IN_PROCESS[model]
     done = subprocess.run([sys.executable, str(HERE / "workloads" / "inprocess_ab.py"), "--model", model,
-                           "--pairs", str(pairs), "--steps", "150" if model == "mlp" else "40"],
+                           "--pairs", str(max(4, int(pairs * scale))), "--steps", str(steps)],
                           capture_output=True, text=True)
     if done.returncode != 0:
         raise SystemExit(f"in-process A/B of {model} failed:\n{done.stderr[-3000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def _row(label: str, r: dict) -> str:
-    spread = f"{r['slowdown_median']:.3f}x ({r['slowdown_min']:.3f}-{r['slowdown_max']:.3f}, n={r['pairs']})"
-    return f"{label:22} {r['plain_steps_per_s']:14.1f} {r['probe_steps_per_s']:14.1f} {spread:>32}"
+_NAMES = {"tiny": "tiny loop (hooks only)", "mlp": "MLP", "cnn": "small convnet"}
+
+
+def _in_process_row(r: dict) -> str:
+    q, ci, us, us_ci = r["wall_ratio_q"], r["wall_ratio_ci95"], r["added_wall_us_q"], r["added_wall_us_ci95"]
+    step_ms = 1000.0 / r["plain_steps_per_s"]
+    return (f"| {_NAMES[r['model']]}, {step_ms:.2g} ms steps | {r['plain_steps_per_s']:.1f} | "
+            f"{r['probe_steps_per_s']:.1f} | {q[1]:.3f}× [{ci[0]:.3f}–{ci[1]:.3f}] | "
+            f"{us[1]:.0f} µs [{us_ci[0]:.0f}–{us_ci[1]:.0f}] | {r['pairs']} |")
+
+
+def _end_to_end_row(r: dict) -> str:
+    return (f"| {_NAMES[r['model']]}, end to end | {r['plain_steps_per_s']:.1f} | {r['probe_steps_per_s']:.1f} | "
+            f"{r['slowdown_median']:.3f}× (pairs {r['slowdown_min']:.3f}–{r['slowdown_max']:.3f}) | | {r['pairs']} |")
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--pairs", type=int, default=4)
-    parser.add_argument("--models", default="mlp,cnn")
-    parser.add_argument("--steps", type=int, default=400)
+    parser.add_argument("--pairs", type=int, default=3, help="end-to-end pairs per model")
+    parser.add_argument("--models", default="tiny,mlp,cnn")
+    parser.add_argument("--steps", type=int, default=300, help="steps per end-to-end run")
+    parser.add_argument("--scale", type=float, default=1.0, help="scale the in-process pair counts")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     started = time.monotonic()
     models = args.models.split(",")
-    inside = [measure_in_process(model, args.pairs * 2) for model in models]
+    inside = [measure_in_process(model, args.scale) for model in models]
     with tempfile.TemporaryDirectory() as tmp:
-        separate = [measure(model, args.pairs, args.steps, Path(tmp)) for model in models]
+        separate = [measure(model, args.pairs, args.steps, Path(tmp)) for model in models
+                    if model != "tiny" and args.pairs > 0]
     if args.json:
         print(json.dumps({"in_process": inside, "separate_processes": separate}, indent=2))
         return 0
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, python {platform.python_version()}")
-    print(f"{'':22} {'plain steps/s':>14} {'probe steps/s':>14} {'slowdown (median, min-max)':>32}")
+    print("| loop | plain steps/s | probed steps/s | slowdown, median [95% CI] | added per step [95% CI] | pairs |")
+    print("|---|---|---|---|---|---|")
     for r in inside:
-        print(_row(f"{r['model']}, one process", r))
+        print(_in_process_row(r))
     for r in separate:
-        print(_row(f"{r['model']}, end to end", r))
+        print(_end_to_end_row(r))
     print(f"({time.monotonic() - started:.0f} s)")
     return 0
 

@@ -1,11 +1,12 @@
 """A data set with a few huge images: enough workers on average, but the queue runs dry on slow batches.
 
-Planted: about one image in thirty-two is a 3072x3072 "panorama" among 96x96
+Planted: about one image in 96 is a 4096x4096 "panorama" among 96x96
 thumbnails, so a batch's cost varies a lot. Two workers are plenty on average
-and mostly idle, but with prefetch_factor=1 each worker keeps only one batch
-ready: when a worker hits a slow batch, the loop drains the other's single
-batch and then waits. Fix: a deeper queue (prefetch_factor=4), or pre-resize
-the outliers once.
+and mostly idle, but with prefetch_factor=1 the queue holds two batches: when
+a worker hits a slow batch, the loop drains the queue and then waits, a few
+steps wait about 100 ms each. Fix: a deeper queue (prefetch_factor=5 here,
+which trainprobe computes from the stalls it measured), or pre-resize the
+outliers once.
 """
 
 TRAINPROBE_SAMPLE = {
@@ -30,11 +31,11 @@ from torchvision import transforms
 
 
 class MixedSizeImages(Dataset):
-    """Mostly 96x96 images; every `big_every`-th one is 3072x3072 (held in memory as uint8)."""
+    """Mostly 96x96 images; every `big_every`-th one is 4096x4096 (held in memory as uint8)."""
 
-    def __init__(self, n, big_every=32, seed=0):
+    def __init__(self, n, big_every=96, seed=0):
         rng = np.random.default_rng(seed)
-        big = rng.integers(0, 256, size=(3072, 3072, 3), dtype=np.uint8)
+        big = rng.integers(0, 256, size=(4096, 4096, 3), dtype=np.uint8)
         small = rng.integers(0, 256, size=(96, 96, 3), dtype=np.uint8)
         self.images = [big if i % big_every == 0 else small for i in range(n)]
         self.labels = rng.integers(0, 10, size=n)
@@ -50,13 +51,15 @@ class MixedSizeImages(Dataset):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--epochs", type=int, default=3)
-    parser.add_argument("--batch-size", type=int, default=8)
+    parser.add_argument("--batch-size", type=int, default=16)
     parser.add_argument("--num-workers", type=int, default=2)
     parser.add_argument("--prefetch-factor", type=int, default=1)  # PLANTED: a one-batch queue per worker
-    parser.add_argument("--train-size", type=int, default=512)
+    parser.add_argument("--train-size", type=int, default=2048)
     parser.add_argument("--steps", type=int, default=0, help="stop after this many steps (0: all)")
     args = parser.parse_args()
 
+    # One core for the loop, the rest for the workers: this sample plants only the queue depth.
+    torch.set_num_threads(1)
     device = "cuda" if torch.cuda.is_available() else "cpu"
     workers = args.num_workers > 0
     train_loader = DataLoader(MixedSizeImages(args.train_size), batch_size=args.batch_size, shuffle=True,
@@ -64,9 +67,9 @@ def main():
                               prefetch_factor=args.prefetch_factor if workers else None,
                               pin_memory=device == "cuda")
 
-    model = nn.Sequential(  # a small model: patchify stem (4x4, stride 4), one conv, a linear head
-        nn.Conv2d(3, 16, 4, stride=4), nn.BatchNorm2d(16), nn.ReLU(),
-        nn.Conv2d(16, 32, 3, stride=2, padding=1), nn.BatchNorm2d(32), nn.ReLU(),
+    model = nn.Sequential(  # a small model: a 2x2 stride-2 stem, one conv, a linear head
+        nn.Conv2d(3, 32, 2, stride=2), nn.BatchNorm2d(32), nn.ReLU(),
+        nn.Conv2d(32, 32, 3, padding=1), nn.BatchNorm2d(32), nn.ReLU(),
         nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(32, 10)).to(device)
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
     scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=args.epochs * len(train_loader))

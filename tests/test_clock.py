@@ -59,6 +59,36 @@ def test_phases_are_exclusive_and_add_up():
     assert step["duration"] == pytest.approx(0.022)
 
 
+def test_debug_time_comes_out_of_forward_and_out_of_other():
+    """Anomaly mode's stack capture, nested in forward, is its own part of the step."""
+    clock, time, events, _ = make()
+    clock.enter("forward")
+    time.advance(0.010)
+    clock.enter("debug")
+    time.advance(0.003)
+    clock.exit("debug")
+    time.advance(0.002)
+    clock.exit("forward")
+    time.advance(0.001)
+    clock.boundary("optimizer")
+    (step,) = steps(events)
+    assert step["forward"] == pytest.approx(0.012)
+    assert step["debug"] == pytest.approx(0.003)
+    assert step["other"] == pytest.approx(0.001)
+
+
+def test_exit_closes_what_was_opened_inside_and_returns_the_reading():
+    clock, time, events, _ = make()
+    assert clock.enter("forward") == pytest.approx(100.0)
+    clock.enter("h2d")
+    time.advance(0.004)
+    assert clock.exit("forward") == pytest.approx(100.004)  # h2d left open inside: closed with it
+    assert clock.exit("backward") == pytest.approx(100.004)  # never opened: nothing happens
+    clock.boundary("optimizer")
+    (step,) = steps(events)
+    assert step["h2d"] == pytest.approx(0.004) and step["forward"] == pytest.approx(0.0)
+
+
 def test_stronger_boundary_takes_over():
     clock, time, events, _ = make()
     for _ in range(3):

@@ -59,7 +59,7 @@ def test_an_empty_record_gives_none_not_errors():
 def test_step_shares_add_up_to_the_step():
     out = facts(gpu_record())
     total = sum(out[f"{p}_share"] for p in ("data_wait", "h2d", "forward", "backward",
-                                            "optimizer", "eval", "other"))
+                                            "optimizer", "eval", "debug", "other"))
     assert total == pytest.approx(1.0)
     assert out["step_time_median"] == pytest.approx(0.05)
     assert out["steps_per_second"] == pytest.approx(20.0)
@@ -71,6 +71,30 @@ def test_data_wait_share_follows_the_steps():
     out = facts(with_steps(gpu_record(), data_wait=0.089))
     assert out["data_wait_share"] == pytest.approx(0.089 / 0.138, rel=1e-6)
     assert out["data_wait_per_step"] == pytest.approx(0.089)
+
+
+def test_stalls_are_the_waits_longer_than_a_steps_work():
+    """Every 8th step waits 90 ms for an empty queue, the others 1 ms: the stalls hold most of
+    the wait, and the suggested queue outlasts two of them."""
+    from rule_cases.cases import with_stalls
+    record = with_loader(with_stalls(with_steps(gpu_record(), data_wait=0.001), every=8, stall=0.09),
+                         num_workers=8, prefetch_factor=2)
+    out = facts(record)
+    steady = record.steady_steps()
+    stalled = [s for s in steady if s.data_wait > 0.05]
+    assert out["data_wait_stalls"] == len(stalled) > 0
+    assert out["data_wait_stall_share"] == pytest.approx(
+        sum(s.data_wait for s in stalled) / sum(s.data_wait for s in steady))
+    assert out["data_wait_stall_p90"] == pytest.approx(0.09)
+    step = out["step_time_median"]
+    # prefetch 2 + ceil(2 x 90 ms / (8 workers x median step))
+    assert out["suggested_prefetch_factor"] == 2 + math.ceil(2 * 0.09 / (8 * step))
+
+
+def test_even_waits_are_no_stalls():
+    out = facts(with_steps(gpu_record(), data_wait=0.02))
+    assert out["data_wait_stalls"] == 0 and out["data_wait_stall_share"] == 0.0
+    assert out["suggested_prefetch_factor"] is None
 
 
 def test_warmup_steps_are_not_steady():

@@ -48,3 +48,17 @@ def test_installed_wheel_works_outside_the_checkout(wheel, tmp_path):
                              capture_output=True, text=True)
     assert listing.returncode == 0, listing.stderr
     assert "dataloader-too-few-workers" in listing.stdout
+
+
+@pytest.mark.slow
+def test_the_overhead_benchmark_harness_measures_both_sides():
+    """benchmarks/workloads/inprocess_ab.py: a few short pairs, one JSON object with both sides."""
+    import json
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "workloads" / "inprocess_ab.py"),
+                           "--model", "tiny", "--pairs", "3", "--steps", "5"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["pairs"] == 3 and result["plain_steps_per_s"] > 0 and result["probe_steps_per_s"] > 0
+    low, high = result["wall_ratio_ci95"]
+    assert low <= result["wall_ratio_q"][1] <= high

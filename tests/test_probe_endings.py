@@ -7,6 +7,7 @@ import subprocess
 import time
 
 from probe_helpers import FAST, SCRIPTS, diagnose, trainprobe_cmd
+from trainprobe.probe.events import read_events
 from trainprobe.record import RunRecord
 
 LOOP = str(SCRIPTS / "loop.py")
@@ -80,7 +81,7 @@ def test_ctrl_c_is_an_interruption_with_a_record(tmp_path):
     events = out / "events.jsonl"
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline:
-        if events.exists() and sum(1 for line in events.open() if '"type": "step"' in line) >= 5:
+        if events.exists() and sum(1 for e in read_events(events) if e.get("type") == "step") >= 5:
             break
         time.sleep(0.2)
     os.killpg(proc.pid, signal.SIGINT)

@@ -82,3 +82,20 @@ def test_a_loop_without_optimizer_steps_at_backward(tmp_path):
     assert record.settings.optimizers == ()
     assert len(record.steady_steps()) >= 5
     assert any("no optimizer.step() was seen" in n for n in record.notes)
+
+
+@pytest.mark.slow
+def test_anomaly_modes_stack_capture_is_timed_apart_from_forward(tmp_path):
+    """With anomaly detection on, the stack captured for every autograd node is the step's
+    ``debug`` part; without it, no step has any."""
+    loop = str(SCRIPTS / "loop.py")
+    _, on = diagnose(tmp_path / "on", *FAST, loop, "--epochs", "3", "--anomaly")
+    _, off = diagnose(tmp_path / "off", *FAST, loop, "--epochs", "3")
+    assert on.settings.anomaly_detection and not off.settings.anomaly_detection
+    steady = on.steady_steps()
+    assert steady and all(s.debug > 0 for s in steady)
+    assert all(s.forward > 0 for s in steady)
+    for s in steady:  # the parts still add up to the step
+        parts = s.data_wait + s.h2d + s.forward + s.backward + s.optimizer + s.eval + s.debug + s.other
+        assert parts == pytest.approx(s.duration, rel=1e-6, abs=1e-9)
+    assert all(s.debug == 0 for s in off.steps)

@@ -262,7 +262,7 @@ class Step(JsonMixin):
 
     The phases are CPU-side wall time: on a GPU, CUDA work is asynchronous, so
     ``gpu_*`` fields (from CUDA events, when available) give device-side time.
-    ``other = duration - (data_wait + h2d + forward + backward + optimizer + eval)``.
+    ``other = duration - (data_wait + h2d + forward + backward + optimizer + eval + debug)``.
     """
 
     index: int = 0
@@ -284,6 +284,9 @@ class Step(JsonMixin):
     epoch_start: bool = False  # a DataLoader iterator was created in this step
     validation: bool = False  # eval forwards took most of the step
     gpu_busy: Optional[float] = None  # device-side seconds, when CUDA events are available
+    # Debugging aids timed inside the step (anomaly mode's stack capture), taken out of the
+    # phase they ran in (forward): host work that switching the aid off removes.
+    debug: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -361,7 +364,8 @@ class Hotspots(JsonMixin):
 
 @dataclass(frozen=True)
 class WorkerStats(JsonMixin):
-    """What one DataLoader worker (or the main process, worker_id -1) spent fetching."""
+    """What one DataLoader worker spent fetching (worker_id -1, the main process, is not timed
+    since version 1 of the probe's hot path: with num_workers=0 the loop's data wait is the fetch)."""
 
     pid: int = 0
     loader_id: int = 0

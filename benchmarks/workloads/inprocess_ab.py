@@ -1,11 +1,21 @@
-"""Probe overhead measured within one process: blocks of steps alternate between
-plain and probed (hooks and DataLoader patches installed, samplers watching from
-another process, as trainprobe's parent does), so machine noise hits both sides
-alike. Prints one JSON object. Used by benchmarks/overhead.py.
+"""Probe overhead measured within one process, for benchmarks/overhead.py.
+
+Short blocks of steps alternate between plain and probed (A B B A ...), many
+times over, so that the machine's slow and fast stretches hit both sides
+alike. A probed block installs the probe's hooks and DataLoader patches and
+lets the samplers watch this process from another process, as trainprobe's
+parent does; a plain block takes the hooks off and freezes the sampler process
+(SIGSTOP), so the plain side pays for neither.
+
+Each block gives the median wall time and the median CPU time (this thread's)
+of its steps, leaving out its first steps (the probe's warm-up uses global
+hooks). Prints one JSON object.
 """
 import argparse
 import json
 import os
+import random
+import signal
 import statistics
 import subprocess
 import sys
@@ -29,78 +39,131 @@ _SAMPLER = (
     "s = start_sampling(int(sys.argv[1]), time.monotonic()); print('ready', flush=True); "
     "sys.stdin.read(); s.stop()"
 )
-_SKIP = 12  # steps at the start of a block: warm-up, when the probe still uses global hooks
+_SKIP = 8  # first steps of a block: the probe's warm-up (global forward hooks), first batches
 
 
-def steps_of(loader, net, opt, count):
-    times, last, done = [], None, 0
-    while done < count:
-        for x, y in loader:
-            opt.zero_grad()
-            torch.nn.functional.cross_entropy(net(x), y).backward()
-            opt.step()
-            now = time.perf_counter()
-            if last is not None:
-                times.append(now - last)
-            last = now
-            done += 1
-            if done >= count:
-                break
-    return times[_SKIP:]
+class Loop:
+    """The training loop, resumable across blocks (one DataLoader iterator at a time)."""
+
+    def __init__(self, model: str) -> None:
+        net, data, batch = build(model)
+        self.net = net
+        self.loader = DataLoader(data, batch_size=batch, shuffle=True, drop_last=True)
+        self.opt = torch.optim.SGD(net.parameters(), lr=0.01, momentum=0.9)
+        self.batches = iter(self.loader)
+
+    def _next(self):
+        try:
+            return next(self.batches)
+        except StopIteration:
+            self.batches = iter(self.loader)
+            return next(self.batches)
+
+    def block(self, count: int) -> tuple[float, float]:
+        """Median wall and CPU seconds per step over ``count`` steps, after ``_SKIP``."""
+        wall, cpu = [], []
+        last_wall, last_cpu = time.perf_counter(), time.thread_time()
+        for i in range(_SKIP + count):
+            x, y = self._next()
+            self.opt.zero_grad()
+            torch.nn.functional.cross_entropy(self.net(x), y).backward()
+            self.opt.step()
+            now_wall, now_cpu = time.perf_counter(), time.thread_time()
+            if i >= _SKIP:
+                wall.append(now_wall - last_wall)
+                cpu.append(now_cpu - last_cpu)
+            last_wall, last_cpu = now_wall, now_cpu
+        return statistics.median(wall), statistics.median(cpu)
 
 
-def probed_block(loader, net, opt, count, work):
+def probed(loop: Loop, count: int, work: Path, sampler: subprocess.Popen, hooks: bool = True,
+           sampling: bool = True) -> tuple[float, float]:
     config = ChildConfig(
         out_dir=str(work), events_path=str(work / "events.jsonl"), t0=time.monotonic(),
         plan=WindowPlan(warmup_steps=5, full=True, profiler=False, cprofile=False, max_seconds=None,
                         steady_seconds=1e9, steady_max_steps=10**9),
     )
     sink = EventSink(config.events_path)
-    sampler = subprocess.Popen([sys.executable, "-c", _SAMPLER, str(os.getpid())], stdin=subprocess.PIPE,
-                               stdout=subprocess.PIPE, text=True)
-    sampler.stdout.readline()  # its start-up (imports) must not overlap the timed steps
     instr = Instrumentation(config, sink)
-    instr.install()
+    if sampling:
+        os.kill(sampler.pid, signal.SIGCONT)
+    if hooks:
+        instr.install()
     try:
-        return steps_of(loader, net, opt, count)
+        return loop.block(count)
     finally:
-        instr.uninstall()
+        if hooks:
+            instr.uninstall()
         sink.close()
-        sampler.communicate("")
+        if sampling:
+            os.kill(sampler.pid, signal.SIGSTOP)
+
+
+def median_ci(values: list[float], resamples: int = 2000, seed: int = 0) -> tuple[float, float]:
+    """95% bootstrap interval of the median (seeded: the same data give the same interval)."""
+    rng = random.Random(seed)
+    medians = sorted(statistics.median(rng.choices(values, k=len(values))) for _ in range(resamples))
+    return medians[int(0.025 * resamples)], medians[int(0.975 * resamples) - 1]
+
+
+def quartiles(values: list[float]) -> tuple[float, float, float]:
+    q = statistics.quantiles(values, n=4) if len(values) > 1 else [values[0]] * 3
+    return q[0], statistics.median(values), q[2]
 
 
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--model", default="mlp")
-    p.add_argument("--pairs", type=int, default=6)
-    p.add_argument("--steps", type=int, default=150)
+    p.add_argument("--pairs", type=int, default=30)
+    p.add_argument("--steps", type=int, default=40, help="measured steps per block")
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--only", choices=("hooks", "samplers"), default=None,
+                   help="probed blocks get only the hooks, or only the samplers watching")
     args = p.parse_args()
     torch.manual_seed(0)
-    torch.set_num_threads(1)
-    net, data, batch = build(args.model)
-    loader = DataLoader(data, batch_size=batch, shuffle=True, drop_last=True)
-    opt = torch.optim.SGD(net.parameters(), lr=0.01, momentum=0.9)
-    steps_of(loader, net, opt, 30)  # first allocations, before anything is compared
-    ratios = []
-    plain_all, probe_all = [], []
-    with tempfile.TemporaryDirectory() as tmp:
-        for i in range(args.pairs):
-            order = ("plain", "probe") if i % 2 == 0 else ("probe", "plain")
-            medians = {}
-            for mode in order:
-                if mode == "plain":
-                    times = steps_of(loader, net, opt, args.steps)
-                else:
-                    work = Path(tmp) / f"block{i}"
-                    work.mkdir()
-                    times = probed_block(loader, net, opt, args.steps, work)
-                medians[mode] = statistics.median(times)
-                (plain_all if mode == "plain" else probe_all).append(medians[mode])
-            ratios.append(medians["probe"] / medians["plain"])
+    torch.set_num_threads(args.threads)
+    loop = Loop(args.model)
+    loop.block(30)  # first allocations, before anything is compared
+    sampler = subprocess.Popen([sys.executable, "-c", _SAMPLER, str(os.getpid())], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, text=True)
+    sampler.stdout.readline()  # its start-up (imports) must not overlap the timed steps
+    os.kill(sampler.pid, signal.SIGSTOP)
+    wall_ratios, cpu_ratios, added_wall, added_cpu = [], [], [], []
+    plain_wall, probe_wall = [], []
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            for i in range(args.pairs):
+                order = ("plain", "probe") if i % 2 == 0 else ("probe", "plain")
+                result = {}
+                for mode in order:
+                    if mode == "plain":
+                        result[mode] = loop.block(args.steps)
+                    else:
+                        work = Path(tmp) / f"block{i}"
+                        work.mkdir()
+                        result[mode] = probed(loop, args.steps, work, sampler, hooks=args.only != "samplers",
+                                              sampling=args.only != "hooks")
+                (pw, pc), (qw, qc) = result["plain"], result["probe"]
+                wall_ratios.append(qw / pw)
+                cpu_ratios.append(qc / pc)
+                added_wall.append(qw - pw)
+                added_cpu.append(qc - pc)
+                plain_wall.append(pw)
+                probe_wall.append(qw)
+    finally:
+        os.kill(sampler.pid, signal.SIGCONT)
+        sampler.communicate("")
     print(json.dumps({
-        "model": args.model, "pairs": args.pairs, "steps": args.steps,
-        "plain_steps_per_s": 1 / statistics.median(plain_all), "probe_steps_per_s": 1 / statistics.median(probe_all),
-        "slowdown_median": statistics.median(ratios), "slowdown_min": min(ratios), "slowdown_max": max(ratios),
+        "model": args.model, "pairs": args.pairs, "steps": args.steps, "threads": args.threads,
+        "probe_parts": args.only or "hooks and samplers",
+        "plain_steps_per_s": 1 / statistics.median(plain_wall),
+        "probe_steps_per_s": 1 / statistics.median(probe_wall),
+        "wall_ratio_q": quartiles(wall_ratios),
+        "wall_ratio_ci95": median_ci(wall_ratios),
+        "cpu_ratio_q": quartiles(cpu_ratios),
+        "added_wall_us_q": [v * 1e6 for v in quartiles(added_wall)],
+        "added_wall_us_ci95": [v * 1e6 for v in median_ci(added_wall)],
+        "added_cpu_us_q": [v * 1e6 for v in quartiles(added_cpu)],
     }))
 
 

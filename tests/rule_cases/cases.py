@@ -71,9 +71,18 @@ def _storage_good() -> RunRecord:  # same wait, but workers are CPU-bound: not s
 
 
 def _prefetch(cpu: float) -> RunRecord:
-    rec = with_steps(gpu_record(), data_wait=0.012)
+    rec = with_stalls(with_steps(gpu_record(), data_wait=0.001), every=8, stall=0.09)
     rec = replace_workers_fetch(rec, fetch=0.08)  # 0.08 s per batch / 0.05 s busy = 1.6 needed
     return with_workers(rec, 8, cpu)
+
+
+def with_stalls(rec: RunRecord, every: int, stall: float) -> RunRecord:
+    """Every ``every``-th step waits ``stall`` seconds for its batch (an empty queue)."""
+    from dataclasses import replace
+    steps = tuple(
+        replace(s, data_wait=stall, duration=s.duration - s.data_wait + stall) if i % every == 0 else s
+        for i, s in enumerate(rec.steps))
+    return replace(rec, steps=steps)
 
 
 def replace_workers_fetch(rec: RunRecord, fetch: float) -> RunRecord:

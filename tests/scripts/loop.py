@@ -2,7 +2,8 @@
 
 --epochs N, --workers N, --context fork|spawn, --ending {none,crash,kill,hang,os_exit},
 --at STEP (when the ending happens), --swallow (bare except around each step),
---finally-file PATH (written in a finally block: proves a clean stop ran it).
+--finally-file PATH (written in a finally block: proves a clean stop ran it),
+--anomaly (autograd anomaly detection on).
 """
 import argparse
 import os
@@ -32,7 +33,10 @@ def main():
     p.add_argument("--swallow", action="store_true")
     p.add_argument("--finally-file")
     p.add_argument("--step-sleep", type=float, default=0.0)
+    p.add_argument("--anomaly", action="store_true")
     args = p.parse_args()
+    if args.anomaly:
+        torch.autograd.set_detect_anomaly(True)
     loader = DataLoader(Squares(), batch_size=16, num_workers=args.workers,
                         multiprocessing_context=args.context if args.workers else None)
     model = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.ReLU(), torch.nn.Linear(32, 4))

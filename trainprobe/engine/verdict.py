@@ -59,7 +59,7 @@ def breakdown(facts: dict[str, object]) -> dict[str, float]:
     split = {
         "input": _f(facts, "data_wait_share"),
         "copy": _f(facts, "h2d_share"),
-        "host": _f(facts, "other_share"),
+        "host": _f(facts, "other_share") + _f(facts, "debug_share"),
         "compute": _f(facts, "compute_share") + _f(facts, "eval_share"),
         "sync": 0.0,
         "launch": 0.0,

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import math
 import statistics
-
 from typing import Optional
 
 from ..record import LoaderSettings, RunRecord
-from ._stats import mean, ratio, steady_window, in_window
+from ._stats import in_window, mean, median, ratio, steady_window
+from .steps import stall_facts, within_epoch_steps
 
 __all__ = ["FAMILY", "FACTS", "compute", "training_loader", "suggest_num_workers"]
 
@@ -37,6 +38,9 @@ FACTS = {
     "worker_fetch_cpu_share": ("share", "CPU seconds of the workers over their seconds in fetch: "
                                "near 1 they compute, low they wait (storage, network, or a "
                                "CPU taken by other processes)."),
+    "suggested_prefetch_factor": ("count", "prefetch_factor whose queue (workers x factor batches, "
+                                  "one consumed per median step) outlasts twice the 90th-percentile "
+                                  "stall; None without workers or stalls."),
     "worker_processes": ("count", "Worker processes seen by the sampler."),
     "worker_decode_share": ("share", "Share of worker time decoding (PIL/cv2 image decode)."),
     "worker_transform_share": ("share", "Share of worker time in transforms/augmentation."),
@@ -105,6 +109,25 @@ def _fetch_cpu_share(workers, stats) -> Optional[float]:
     return min(1.0, cpu / fetch)
 
 
+_MAX_PREFETCH = 16  # deeper queues cost host (pinned) memory for little more
+
+
+def _suggest_prefetch(loader: Optional[LoaderSettings], record: RunRecord) -> Optional[int]:
+    """A queue deep enough that the batches ahead of a slow one keep the loop busy while it is made.
+
+    The queue holds num_workers x prefetch_factor batches, one consumed per step, so its lead is
+    that many steps. Twice the usual stall covers two slow batches in a row on one worker."""
+    if loader is None or not loader.num_workers or not loader.prefetch_factor:
+        return None
+    steps = within_epoch_steps(record)
+    stall = stall_facts(steps).get("data_wait_stall_p90")
+    step = median(s.duration for s in steps)
+    if not stall or not step:
+        return None
+    extra = math.ceil(2.0 * stall / (loader.num_workers * step))  # type: ignore[operator]
+    return min(_MAX_PREFETCH, loader.prefetch_factor + max(1, extra))
+
+
 def _worker_facts(record: RunRecord, loader_id: Optional[int]) -> dict[str, object]:
     window = steady_window(record)
     workers = [p for p in record.samples.processes if p.role == "worker"]
@@ -148,6 +171,7 @@ def compute(record: RunRecord) -> dict[str, object]:
             "first_batch_wait": loader.first_batch_wait,
             "batches_per_epoch": _batches_per_epoch(loader),
         })
+    out["suggested_prefetch_factor"] = _suggest_prefetch(loader, record)
     out.update(_worker_facts(record, loader.loader_id if loader else None))
     steps = record.steady_steps()
     if loader is not None and loader.num_workers == 0 and steps:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from ..record import RunRecord, Step
 from ._stats import mean, median, percentile, ratio
 
-__all__ = ["FAMILY", "FACTS", "compute", "within_epoch_steps"]
+__all__ = ["FAMILY", "FACTS", "compute", "stall_facts", "within_epoch_steps"]
 
 FAMILY = "steps"
 
@@ -25,6 +25,10 @@ FACTS = {
     "samples_per_step": ("count", "Median batch size seen per step (first dimension of the batch)."),
     "samples_per_second": ("1/s", "Training samples per second in the steady window."),
     "data_wait_share": ("share", "Share of the step the loop waited for the next batch."),
+    "data_wait_stall_share": ("share", "Share of the data wait spent in stalls: steps that waited longer "
+                              "than a median step's work, so the batch queue was empty."),
+    "data_wait_stall_p90": ("s", "90th percentile of the stalled steps' waits: how long the queue stayed dry."),
+    "data_wait_stalls": ("count", "Steady steps that stalled (waited longer than a median step's work)."),
     "h2d_share": ("share", "Share of the step spent copying the batch to the device."),
     "forward_share": ("share", "Share of the step in the model's forward (CPU-side wall time)."),
     "backward_share": ("share", "Share of the step in backward (CPU-side wall time)."),
@@ -32,6 +36,8 @@ FACTS = {
     "eval_share": ("share", "Share of the step in eval-mode/no-grad forwards inside training steps."),
     "other_share": ("share", "Share of the step outside every measured phase: the loop's own "
                     "Python code, logging, .item() waits, zero_grad."),
+    "debug_share": ("share", "Share of the step in debugging aids timed apart (anomaly mode's stack "
+                    "capture, taken out of forward)."),
     "compute_share": ("share", "forward + backward + optimizer shares together."),
     "data_wait_per_step": ("s", "Seconds per steady step waiting for data."),
     "h2d_per_step": ("s", "Seconds per steady step copying the batch to the device."),
@@ -41,6 +47,7 @@ FACTS = {
     "backward_per_step": ("s", "Seconds per steady step in backward (CPU-side wall time)."),
     "optimizer_per_step": ("s", "Seconds per steady step in optimizer.step()."),
     "compute_per_step": ("s", "Seconds per steady step in forward + backward + optimizer."),
+    "debug_per_step": ("s", "Seconds per steady step in debugging aids (anomaly mode's stack capture)."),
     "gpu_busy_share": ("share", "Device-busy seconds (CUDA events) over step time; None without CUDA."),
     "epoch_start_wait": ("s", "Median data wait of the steps that began an epoch (after the first)."),
     "epoch_start_extra": ("s", "How much longer an epoch's first batch waits than a normal batch."),
@@ -49,7 +56,7 @@ FACTS = {
     "validation_time_share": ("share", "Validation steps' time over all measured step time."),
 }
 
-_PHASES = ("data_wait", "h2d", "forward", "backward", "optimizer", "eval", "other")
+_PHASES = ("data_wait", "h2d", "forward", "backward", "optimizer", "eval", "debug", "other")
 
 
 def _shares(steps: tuple[Step, ...]) -> dict[str, object]:
@@ -60,7 +67,7 @@ def _shares(steps: tuple[Step, ...]) -> dict[str, object]:
     parts = [out[f"{p}_share"] for p in ("forward", "backward", "optimizer")]
     out["compute_share"] = None if None in parts else sum(parts)  # type: ignore[arg-type]
     n = len(steps)
-    for phase in ("data_wait", "h2d", "other", "zero_grad", "forward", "backward", "optimizer"):
+    for phase in ("data_wait", "h2d", "other", "zero_grad", "forward", "backward", "optimizer", "debug"):
         out[f"{phase}_per_step"] = sum(getattr(s, phase) for s in steps) / n if n else None
     out["compute_per_step"] = (
         sum(s.forward + s.backward + s.optimizer for s in steps) / n if n else None
@@ -68,6 +75,21 @@ def _shares(steps: tuple[Step, ...]) -> dict[str, object]:
     busy = [s.gpu_busy for s in steps if s.gpu_busy is not None]
     out["gpu_busy_share"] = ratio(sum(busy), total) if len(busy) == n and n else None
     return out
+
+
+def stall_facts(steps: tuple[Step, ...]) -> dict[str, object]:
+    """How much of the wait comes in stalls. A queue that is merely a little slow makes every step
+    wait a little; a queue too shallow for batches of varying cost makes a few steps wait long."""
+    work = median(s.duration - s.data_wait for s in steps)
+    total_wait = sum(s.data_wait for s in steps)
+    if work is None or total_wait <= 0:
+        return {"data_wait_stalls": 0 if steps else None}
+    stalls = [s.data_wait for s in steps if s.data_wait > work]
+    return {
+        "data_wait_stall_share": sum(stalls) / total_wait,
+        "data_wait_stall_p90": percentile(stalls, 90) if stalls else None,
+        "data_wait_stalls": len(stalls),
+    }
 
 
 def _epoch_facts(record: RunRecord) -> dict[str, object]:
@@ -111,6 +133,7 @@ def compute(record: RunRecord) -> dict[str, object]:
     counted = [s.samples for s in steps if s.samples]
     out["samples_per_second"] = ratio(sum(counted), total) if len(counted) == len(steps) else None
     out.update(_shares(steps))
+    out.update(stall_facts(steps))
     out.update(_epoch_facts(record))
     validation = [s for s in record.steps if s.validation]
     out["validation_steps"] = len(validation)

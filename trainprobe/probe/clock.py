@@ -25,11 +25,12 @@ from .runner import ProbeStop
 
 __all__ = ["PHASES", "STEP_FIELDS", "StepClock", "step_fields"]
 
-PHASES = ("data_wait", "h2d", "forward", "backward", "optimizer", "zero_grad", "eval")
+# ``debug`` is anomaly mode's stack capture, nested in the forward it slows down.
+PHASES = ("data_wait", "h2d", "forward", "backward", "optimizer", "zero_grad", "eval", "debug")
 # The order of a step event's values (fields of record.Step).
 STEP_FIELDS = (
     "index", "start", "duration", "data_wait", "h2d", "forward", "backward", "optimizer", "zero_grad", "eval",
-    "other", "probe", "phase", "boundary", "batches", "samples", "epoch_start", "validation",
+    "other", "probe", "phase", "boundary", "batches", "samples", "epoch_start", "validation", "debug",
 )
 _BOUNDARY_RANK = {"batch": 0, "backward": 1, "optimizer": 2}
 
@@ -48,10 +49,13 @@ class StepClock:
         on_window: Callable[[str], None] = lambda event: None,
         on_stop_swallowed: Callable[[], None] = lambda: None,
         now: Callable[[], float] = time.monotonic,
+        emit_step: Optional[Callable[[tuple], None]] = None,
     ) -> None:
         self.plan = plan
         self.t0 = t0
         self._emit = emit
+        # A step's values, in STEP_FIELDS order; the sink has a cheaper path for them.
+        self._emit_step = emit_step or (lambda values: emit("step", v=values))
         self._on_window = on_window
         self._on_stop_swallowed = on_stop_swallowed
         self.now = now
@@ -87,33 +91,50 @@ class StepClock:
                 self.first_activity = now
                 self._window_start = now
 
-    def enter(self, phase: str) -> None:
-        if self._deferred:
-            actions, self._deferred = self._deferred, []
-            started = self.now()
-            for action in actions:
-                action()
-            spent = self.now() - started
-            if self._step_start is not None:
-                self._step_start += spent  # the probe's own work: not part of the step
-            self._last_probe += spent
-        now = self.now()
-        self._start_if_needed(now)
-        if self._stack:
-            self._acc[self._stack[-1]] += now - self._segment
-        self._stack.append(phase)
-        self._segment = now
+    def _run_deferred(self) -> None:
+        actions, self._deferred = self._deferred, []
+        started = self.now()
+        for action in actions:
+            action()
+        spent = self.now() - started
+        if self._step_start is not None:
+            self._step_start += spent  # the probe's own work: not part of the step
+        self._last_probe += spent
 
-    def exit(self, phase: str) -> None:
-        if phase not in self._stack:
-            return  # opened before the step was reset, or never opened
+    # enter/exit run several times in every step: kept to a few attribute reads each.
+    def enter(self, phase: str) -> float:
+        """Open ``phase`` (nested phases pause the outer one); returns the clock reading."""
+        if self._deferred:
+            self._run_deferred()
         now = self.now()
-        while self._stack:
-            top = self._stack.pop()
-            self._acc[top] += now - self._segment
+        if self._step_start is None:
+            self._start_if_needed(now)
+        stack = self._stack
+        if stack:
+            self._acc[stack[-1]] += now - self._segment
+        stack.append(phase)
+        self._segment = now
+        return now
+
+    def exit(self, phase: str) -> float:
+        """Close ``phase`` (and anything opened inside it); returns the clock reading."""
+        now = self.now()
+        stack = self._stack
+        if stack and stack[-1] == phase:  # the usual case: the innermost phase closes
+            stack.pop()
+            self._acc[phase] += now - self._segment
+            self._segment = now
+            return now
+        if phase not in stack:
+            return now  # opened before the step was reset, or never opened
+        acc = self._acc
+        while stack:
+            top = stack.pop()
+            acc[top] += now - self._segment
             self._segment = now
             if top == phase:
                 break
+        return now
 
     def note_batch(self, samples: Optional[int]) -> None:
         self._batches += 1
@@ -126,11 +147,13 @@ class StepClock:
     # -- boundaries ------------------------------------------------------------
     def boundary(self, kind: str) -> None:
         """Close the current step at a boundary of ``kind``; may raise ProbeStop."""
-        now = self.now()
         if self.stop_reason is not None and not self.plan.full:
             # The script swallowed our ProbeStop (a bare ``except:``) and went on.
             self._on_stop_swallowed()
             return
+        if kind != self.mode and self.mode is not None and _BOUNDARY_RANK[kind] < _BOUNDARY_RANK[self.mode]:
+            return  # a weaker boundary than the one steps are counted by: the usual case, made cheap
+        now = self.now()
         if self.mode is None or _BOUNDARY_RANK[kind] > _BOUNDARY_RANK[self.mode]:
             switching = self.mode is not None
             self.mode = kind
@@ -162,14 +185,15 @@ class StepClock:
             self._segment = now
         duration = now - self._step_start
         acc = self._acc
-        measured = sum(v for k, v in acc.items() if k != "zero_grad")
+        measured = (acc["data_wait"] + acc["h2d"] + acc["forward"] + acc["backward"] + acc["optimizer"]
+                    + acc["eval"] + acc["debug"])  # zero_grad is part of other
         validation = acc["eval"] > 0.5 * duration
-        # Positional, in STEP_FIELDS order: one small list per step is the cheapest line to write.
-        self._emit("step", v=(
+        # Positional, in STEP_FIELDS order: one small tuple per step is the cheapest event to write.
+        self._emit_step((
             self.steps_emitted, self._step_start - self.t0, duration, acc["data_wait"], acc["h2d"],
             acc["forward"], acc["backward"], acc["optimizer"], acc["zero_grad"], acc["eval"],
             max(0.0, duration - measured), self._last_probe, self.window, kind, self._batches,
-            self._samples, self._epoch_start, validation,
+            self._samples, self._epoch_start, validation, acc["debug"],
         ))
         self.steps_emitted += 1
         if not validation:

@@ -6,10 +6,10 @@ everything measured up to its last moments. The parent reads it back.
 
 Writing was the probe's main cost per step on fast loops (a ``json.dumps`` of a
 dict and a ``write`` call per step were ~45 µs of a 330 µs step), so a step
-event is a short list of values (see ``clock.STEP_FIELDS``) and lines are
-handed to the OS in batches at most ``FLUSH_EVERY`` seconds apart (a
-small thread writes out what waits longer, e.g. before a hang); anything
-other than a step is written at once.
+event is a short tuple of values (see ``clock.STEP_FIELDS``), kept as it is
+until the batch it belongs to is encoded in one call and handed to the OS, at
+most ``FLUSH_EVERY`` seconds apart (a small thread writes out what waits
+longer, e.g. before a hang); anything other than a step is written at once.
 A kill loses at most that last fraction of a second of steps.
 """
 
@@ -35,7 +35,7 @@ class EventSink:
         self._path.parent.mkdir(parents=True, exist_ok=True)
         self._fh = open(self._path, "a", encoding="utf-8")
         self._lock = threading.Lock()
-        self._pending: list[str] = []
+        self._pending: list[str | tuple] = []
         self._clock = clock
         self._last_flush = clock()
         self._pid = os.getpid()  # a forked DataLoader worker inherits this object: it must not write
@@ -58,8 +58,16 @@ class EventSink:
             if self._fh.closed:
                 return
             self._pending.append(line)
+            self._flush_locked(self._clock())
+
+    def emit_step(self, values: tuple) -> None:
+        """A step event (``clock.STEP_FIELDS`` values: numbers, strings, bools, None)."""
+        with self._lock:
+            if self._fh.closed:
+                return
+            self._pending.append(values)
             now = self._clock()
-            if kind != "step" or now - self._last_flush >= FLUSH_EVERY:
+            if now - self._last_flush >= FLUSH_EVERY:
                 self._flush_locked(now)
 
     def flush(self) -> None:
@@ -72,7 +80,7 @@ class EventSink:
             self._pending.clear()
             return
         if self._pending:
-            self._fh.write("".join(self._pending))
+            self._fh.write("".join(_line(item) for item in self._pending))
             self._pending.clear()
         self._fh.flush()
         self._last_flush = now
@@ -82,6 +90,16 @@ class EventSink:
             if not self._fh.closed:
                 self._flush_locked(self._clock())
                 self._fh.close()
+
+
+_encode = json.JSONEncoder().encode  # the C encoder, as json.dumps uses without ``default``
+
+
+def _line(item: "str | tuple") -> str:
+    """A pending line: ready text, or a step's values encoded now, with the batch."""
+    if isinstance(item, str):
+        return item
+    return '{"type": "step", "v": ' + _encode(item) + "}\n"  # as json.dumps writes it
 
 
 def read_events(path: str | os.PathLike) -> Iterator[dict[str, Any]]:

@@ -38,7 +38,7 @@ from .events import EventSink
 from .profsummary import summarize_profile
 from .settings import Registry, read_settings
 from .windows import ProfilerWindow, PythonWindow
-from .workers import WorkerInit, flush_stats, install_fetch_timing, uninstall_fetch_timing
+from .workers import WorkerInit, flush_stats, patch_fetchers, uninstall_fetch_timing
 
 __all__ = ["Instrumentation"]
 
@@ -92,9 +92,12 @@ class Instrumentation:
         self.sink = sink
         self.reg = Registry()
         self.clock = StepClock(
-            config.plan, config.t0, sink.emit, on_window=self._on_window, on_stop_swallowed=self._stop_swallowed
+            config.plan, config.t0, sink.emit, on_window=self._on_window, on_stop_swallowed=self._stop_swallowed,
+            emit_step=sink.emit_step,
         )
         self.cuda_available = bool(torch.cuda.is_available())
+        # Autocast on a device torch cannot use is impossible: one check fewer per forward.
+        self._autocast_devices = ("cuda", "cpu") if self.cuda_available else ("cpu",)
         self.profiler_window: Optional[ProfilerWindow] = None
         self.python_window = PythonWindow(config.out_dir)
         self.compiled = False
@@ -111,7 +114,7 @@ class Instrumentation:
         setattr(owner, name, replacement)
 
     def install(self) -> None:
-        install_fetch_timing(self.config.out_dir, self.config.t0, worker_id=-1)
+        patch_fetchers()
         self._install_dataloader()
         self._handles.append(register_module_forward_pre_hook(self._forward_pre))
         self._handles.append(register_module_forward_hook(self._forward_post, always_call=True))
@@ -119,6 +122,7 @@ class Instrumentation:
         self._handles.append(register_optimizer_step_pre_hook(self._optimizer_pre))
         self._handles.append(register_optimizer_step_post_hook(self._optimizer_post))
         self._install_counters()
+        self._install_debug_timing()
         if self.cuda_available:
             self._install_copies()
 
@@ -159,18 +163,11 @@ class Instrumentation:
                 return original_next(iterator)
             clock = instr.clock
             clock.boundary("batch")
-            start = clock.now()
-            clock.enter("data_wait")
+            start = clock.enter("data_wait")
             try:
                 batch = original_next(iterator)
-            except StopIteration:
-                clock.exit("data_wait")
-                raise
-            except BaseException:
-                clock.exit("data_wait")
-                raise
-            clock.exit("data_wait")
-            wait = clock.now() - start
+            finally:
+                wait = clock.exit("data_wait") - start
             entry.batches += 1
             entry.wait_total += wait
             if entry.first_batch_wait is None:
@@ -261,6 +258,35 @@ class Instrumentation:
 
         self._patch(torch.nn.Module, "compile", module_compile)
 
+    def _install_debug_timing(self) -> None:
+        """Time anomaly mode's stack capture as the step's ``debug`` part.
+
+        Anomaly mode records a Python stack for every autograd node through
+        ``torch.fx.traceback.format_stack``, which it looks up by name on each
+        call, so a module attribute catches it. FX tracing calls it too; only
+        calls made while anomaly mode is on count.
+        """
+        try:
+            from torch.fx import traceback as fx_traceback
+        except Exception:  # pylint: disable=broad-except  # an unusual torch build: no debug timing
+            return
+        original = getattr(fx_traceback, "format_stack", None)
+        if original is None:
+            return
+        clock = self.clock
+        anomaly_on = torch.is_anomaly_enabled
+
+        def format_stack(*args, **kwargs):
+            if not anomaly_on():
+                return original(*args, **kwargs)
+            clock.enter("debug")
+            try:
+                return original(*args, **kwargs)
+            finally:
+                clock.exit("debug")
+
+        self._patch(fx_traceback, "format_stack", format_stack)
+
     def _install_copies(self) -> None:
         instr = self
         original_to = torch.Tensor.to
@@ -309,7 +335,7 @@ class Instrumentation:
         self._top_phase.append(phase)
         self.reg.model_call(module, training, grad, args[0] if args else None)
         if phase == "forward":
-            for device in ("cuda", "cpu"):
+            for device in self._autocast_devices:
                 if torch.is_autocast_enabled(device):
                     self.reg.autocast_forwards += 1
                     self.reg.autocast_device = device

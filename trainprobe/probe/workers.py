@@ -1,7 +1,7 @@
 """What DataLoader workers spend their time on.
 
-Each worker (and the main process, when ``num_workers=0``) times its fetches
-(``__getitem__`` for every sample, then ``collate_fn``) and writes cumulative
+Each worker times its fetches (``__getitem__`` for every sample, then
+``collate_fn``) and writes cumulative
 figures to ``<out>/workers/<pid>.jsonl`` about once a second, so a killed run
 keeps them. While the main process holds its cProfile window it creates a
 flag file; workers profile their fetches while the flag exists and dump the
@@ -20,7 +20,7 @@ import os
 import time
 from typing import Any, Callable, Optional
 
-__all__ = ["install_fetch_timing", "uninstall_fetch_timing", "WorkerInit", "flush_stats", "FLAG_NAME"]
+__all__ = ["patch_fetchers", "install_fetch_timing", "uninstall_fetch_timing", "WorkerInit", "flush_stats", "FLAG_NAME"]
 
 FLAG_NAME = "cprofile.on"
 _FLUSH_EVERY = 1.0  # seconds
@@ -76,8 +76,6 @@ def _wrap_fetch(original: Callable) -> Callable:
 
 def _maybe_profile() -> None:
     """Profile fetches while the main process's cProfile window is open."""
-    if _state["stats"]["worker_id"] < 0:
-        return  # the main process has its own cProfile window; one profiler per thread
     flag_on = os.path.exists(_state["flag"])
     profiler: Optional[cProfile.Profile] = _state.get("profiler")
     if flag_on and profiler is None and not _state.get("profiled"):
@@ -102,6 +100,18 @@ def _stop_profile() -> None:
         pass
 
 
+def patch_fetchers() -> None:
+    """Wrap the fetchers' ``fetch`` (idle until ``install_fetch_timing`` runs in a process).
+
+    The main process patches the classes so that forked workers inherit the
+    wrapper, but does not time its own fetches: with num_workers=0 the loop's
+    data wait is the fetch, and the wrapper would only add to every step.
+    """
+    for cls in _fetcher_classes():
+        if not hasattr(cls.fetch, "__trainprobe_original__"):
+            cls.fetch = _wrap_fetch(cls.fetch)
+
+
 def install_fetch_timing(out_dir: str, t0: float, worker_id: int, loader_id: int = 0) -> None:
     """Time fetches in this process; safe to call again (e.g. in a forked worker)."""
     worker_dir = os.path.join(out_dir, "workers")
@@ -119,9 +129,7 @@ def install_fetch_timing(out_dir: str, t0: float, worker_id: int, loader_id: int
         ),
     )
     _state.pop("profiler", None)
-    for cls in _fetcher_classes():
-        if not hasattr(cls.fetch, "__trainprobe_original__"):
-            cls.fetch = _wrap_fetch(cls.fetch)
+    patch_fetchers()
 
 
 def uninstall_fetch_timing() -> None:

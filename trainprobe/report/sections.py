@@ -33,8 +33,11 @@ PHASES = (
     ("backward", "backward", "#56b4e9"),
     ("optimizer", "optimizer", "#009e73"),
     ("eval", "validation", "#cc79a7"),
+    ("debug", "debugging aids (anomaly mode)", "#7f3c8d"),
     ("other", "other (Python, logging, zero_grad…)", "#9aa5b1"),
 )
+
+_SHOWN_WHEN_USED = ("debug",)  # a row only for runs that spent time there
 
 STATUS_TEXT = {
     "completed": ("completed", "ok"),
@@ -192,6 +195,8 @@ def breakdown_section(record: RunRecord) -> dict[str, Any]:
     for name, label, color in PHASES:
         w = _mean([getattr(s, name) for s in warmup])
         m = _mean([getattr(s, name) for s in steady])
+        if name in _SHOWN_WHEN_USED and not (w or m):
+            continue
         rows.append({"name": name, "label": label, "color": color,
                      "warmup": fmt.seconds(w), "steady": fmt.seconds(m), "steady_s": m or 0.0})
     mean_steady = _mean([s.duration for s in steady])

@@ -154,7 +154,7 @@ def _candidates_for(fix: str, record: RunRecord, diagnosis: Diagnosis, loader) -
                 for n in num_workers_sweep(int(suggested), current, usable_cores(record))]
     if fix == "prefetch_factor":
         current = (loader.prefetch_factor if loader is not None else None) or 2
-        value = max(4, 2 * current)
+        value = int(_fact(diagnosis, "suggested_prefetch_factor") or max(4, 2 * current))
         return [Candidate(f"prefetch_factor={value}", fix, {"prefetch_factor": value})]
     return [Candidate(fix, fix, {fix: True})]
 
