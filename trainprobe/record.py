@@ -364,8 +364,8 @@ class Hotspots(JsonMixin):
 
 @dataclass(frozen=True)
 class WorkerStats(JsonMixin):
-    """What one DataLoader worker spent fetching (worker_id -1, the main process, is not timed
-    since version 1 of the probe's hot path: with num_workers=0 the loop's data wait is the fetch)."""
+    """What one DataLoader worker spent fetching. The main process (worker_id -1) does not time
+    its own fetches: with num_workers=0 the loop's data wait is the fetch."""
 
     pid: int = 0
     loader_id: int = 0

@@ -17,6 +17,7 @@ from typing import Callable
 from ..diagnosis import Fact
 from ..record import RunRecord
 from . import gpu, host, loader, profiler, settings, steps
+from .loader import suggest_prefetch_factor
 
 __all__ = ["FactSpec", "FACT_CATALOG", "FAMILIES", "compute_facts", "facts_by_name"]
 
@@ -62,6 +63,14 @@ def compute_facts(record: RunRecord) -> tuple[Fact, ...]:
 
 def _derived(values: dict[str, object]) -> dict[str, object]:
     """Facts that combine families (computed after them)."""
+    out = {"suggested_prefetch_factor": suggest_prefetch_factor(
+        values.get("num_workers"), values.get("prefetch_factor"),
+        values.get("data_wait_stall_p90"), values.get("step_time_median"))}
+    out.update(_main_thread_starvation(values))
+    return out
+
+
+def _main_thread_starvation(values: dict[str, object]) -> dict[str, object]:
     main, threads = values.get("main_cpu_cores"), values.get("torch_threads")
     compute, other = values.get("compute_share"), values.get("other_share")
     if None in (main, threads, compute, other):

@@ -7,10 +7,9 @@ import statistics
 from typing import Optional
 
 from ..record import LoaderSettings, RunRecord
-from ._stats import in_window, mean, median, ratio, steady_window
-from .steps import stall_facts, within_epoch_steps
+from ._stats import in_window, mean, ratio, steady_window
 
-__all__ = ["FAMILY", "FACTS", "compute", "training_loader", "suggest_num_workers"]
+__all__ = ["FAMILY", "FACTS", "compute", "training_loader", "suggest_num_workers", "suggest_prefetch_factor"]
 
 FAMILY = "input"
 
@@ -112,20 +111,17 @@ def _fetch_cpu_share(workers, stats) -> Optional[float]:
 _MAX_PREFETCH = 16  # deeper queues cost host (pinned) memory for little more
 
 
-def _suggest_prefetch(loader: Optional[LoaderSettings], record: RunRecord) -> Optional[int]:
+def suggest_prefetch_factor(num_workers: object, prefetch_factor: object, stall: object,
+                            step: object) -> Optional[int]:
     """A queue deep enough that the batches ahead of a slow one keep the loop busy while it is made.
 
-    The queue holds num_workers x prefetch_factor batches, one consumed per step, so its lead is
-    that many steps. Twice the usual stall covers two slow batches in a row on one worker."""
-    if loader is None or not loader.num_workers or not loader.prefetch_factor:
+    The queue holds num_workers x prefetch_factor batches, one consumed per step (``step``
+    seconds), so its lead is that many steps. Twice the usual ``stall`` covers two slow batches
+    in a row on one worker. Computed from the step facts, after the families (facts/__init__)."""
+    if not num_workers or not prefetch_factor or not stall or not step:
         return None
-    steps = within_epoch_steps(record)
-    stall = stall_facts(steps).get("data_wait_stall_p90")
-    step = median(s.duration for s in steps)
-    if not stall or not step:
-        return None
-    extra = math.ceil(2.0 * stall / (loader.num_workers * step))  # type: ignore[operator]
-    return min(_MAX_PREFETCH, loader.prefetch_factor + max(1, extra))
+    extra = math.ceil(2.0 * stall / (num_workers * step))  # type: ignore[operator]
+    return min(_MAX_PREFETCH, prefetch_factor + max(1, extra))  # type: ignore[operator]
 
 
 def _worker_facts(record: RunRecord, loader_id: Optional[int]) -> dict[str, object]:
@@ -171,7 +167,6 @@ def compute(record: RunRecord) -> dict[str, object]:
             "first_batch_wait": loader.first_batch_wait,
             "batches_per_epoch": _batches_per_epoch(loader),
         })
-    out["suggested_prefetch_factor"] = _suggest_prefetch(loader, record)
     out.update(_worker_facts(record, loader.loader_id if loader else None))
     steps = record.steady_steps()
     if loader is not None and loader.num_workers == 0 and steps:

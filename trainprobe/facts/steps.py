@@ -10,7 +10,7 @@ from __future__ import annotations
 from ..record import RunRecord, Step
 from ._stats import mean, median, percentile, ratio
 
-__all__ = ["FAMILY", "FACTS", "compute", "stall_facts", "within_epoch_steps"]
+__all__ = ["FAMILY", "FACTS", "compute", "within_epoch_steps"]
 
 FAMILY = "steps"
 
@@ -77,7 +77,7 @@ def _shares(steps: tuple[Step, ...]) -> dict[str, object]:
     return out
 
 
-def stall_facts(steps: tuple[Step, ...]) -> dict[str, object]:
+def _stall_facts(steps: tuple[Step, ...]) -> dict[str, object]:
     """How much of the wait comes in stalls. A queue that is merely a little slow makes every step
     wait a little; a queue too shallow for batches of varying cost makes a few steps wait long."""
     work = median(s.duration - s.data_wait for s in steps)
@@ -133,7 +133,7 @@ def compute(record: RunRecord) -> dict[str, object]:
     counted = [s.samples for s in steps if s.samples]
     out["samples_per_second"] = ratio(sum(counted), total) if len(counted) == len(steps) else None
     out.update(_shares(steps))
-    out.update(stall_facts(steps))
+    out.update(_stall_facts(steps))
     out.update(_epoch_facts(record))
     validation = [s for s in record.steps if s.validation]
     out["validation_steps"] = len(validation)

@@ -84,12 +84,12 @@ class StepClock:
         """
         self._deferred.append(action)
     # -- phases -----------------------------------------------------------------
-    def _start_if_needed(self, now: float) -> None:
-        if self._step_start is None:
-            self._step_start = now
-            if self.first_activity is None:
-                self.first_activity = now
-                self._window_start = now
+    def _start_step(self, now: float) -> None:
+        """The first phase or boundary after a reset starts the step (callers check it is unset)."""
+        self._step_start = now
+        if self.first_activity is None:
+            self.first_activity = now
+            self._window_start = now
 
     def _run_deferred(self) -> None:
         actions, self._deferred = self._deferred, []
@@ -108,7 +108,7 @@ class StepClock:
             self._run_deferred()
         now = self.now()
         if self._step_start is None:
-            self._start_if_needed(now)
+            self._start_step(now)
         stack = self._stack
         if stack:
             self._acc[stack[-1]] += now - self._segment
@@ -125,16 +125,19 @@ class StepClock:
             self._acc[phase] += now - self._segment
             self._segment = now
             return now
-        if phase not in stack:
-            return now  # opened before the step was reset, or never opened
-        acc = self._acc
+        if phase in stack:  # else opened before the step was reset, or never opened
+            self._unwind(now, phase)
+        return now
+
+    def _unwind(self, now: float, phase: Optional[str] = None) -> None:
+        """Close open phases from the innermost out, through ``phase`` (None: all of them)."""
+        stack, acc = self._stack, self._acc
         while stack:
             top = stack.pop()
             acc[top] += now - self._segment
             self._segment = now
             if top == phase:
                 break
-        return now
 
     def note_batch(self, samples: Optional[int]) -> None:
         self._batches += 1
@@ -164,7 +167,7 @@ class StepClock:
         elif kind != self.mode:
             return
         if self._step_start is None:
-            self._start_if_needed(now)
+            self._start_step(now)
             return
         self._close_step(now, kind)
         try:
@@ -179,10 +182,7 @@ class StepClock:
             raise ProbeStop(self.stop_reason)
 
     def _close_step(self, now: float, kind: str) -> None:
-        while self._stack:
-            top = self._stack.pop()
-            self._acc[top] += now - self._segment
-            self._segment = now
+        self._unwind(now)
         duration = now - self._step_start
         acc = self._acc
         measured = (acc["data_wait"] + acc["h2d"] + acc["forward"] + acc["backward"] + acc["optimizer"]

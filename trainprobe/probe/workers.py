@@ -1,11 +1,11 @@
 """What DataLoader workers spend their time on.
 
 Each worker times its fetches (``__getitem__`` for every sample, then
-``collate_fn``) and writes cumulative
-figures to ``<out>/workers/<pid>.jsonl`` about once a second, so a killed run
-keeps them. While the main process holds its cProfile window it creates a
-flag file; workers profile their fetches while the flag exists and dump the
-stats beside their figures, where the parent summarizes them.
+``collate_fn``) and writes cumulative figures to ``<out>/workers/<pid>.jsonl``
+about once a second, so a killed run keeps them. While the main process holds
+its cProfile window it creates a flag file; workers profile their fetches while
+the flag exists and dump the stats beside their figures, where the parent
+summarizes them.
 
 Under fork, a patch made in the main process is inherited; under spawn and
 forkserver it is not, so :class:`WorkerInit` (picklable, importable) installs
