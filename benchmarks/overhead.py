@@ -7,8 +7,9 @@ this machine is shared and noisy, each pair giving a ratio of median step times:
   steps alternate between plain and probed, many times, with the hooks and
   DataLoader patches installed and removed between blocks and the samplers
   watching from another process (frozen during plain blocks), as trainprobe's
-  parent does (workloads/inprocess_ab.py). It prints the median ratio with a
-  95% bootstrap interval, and the time the probe adds per step. The tiny loop
+  parent does (workloads/inprocess_ab.py). It prints the typical step's ratio
+  (median pair) and the throughput ratio (all time, probed / plain), each with
+  a 95% bootstrap interval, and the time the probe adds per step. The tiny loop
   does almost no math: its added time is the hooks' own cost per step, which
   sets the slowdown of any loop (added time / step time);
 * end to end: `python bench_loop.py` against `trainprobe diagnose --full
@@ -71,7 +72,7 @@ def measure(model: str, pairs: int, steps: int, work: Path) -> dict:
 
 # Block sizes per model: short blocks, many pairs (a block is ~0.1-0.5 s, so a slow stretch of
 # the machine hits both sides of a pair).
-IN_PROCESS = {"tiny": (150, 20), "mlp": (150, 20), "cnn": (40, 10)}  # model: (pairs, steps per block)
+IN_PROCESS = {"tiny": (150, 20), "mlp": (400, 20), "cnn": (80, 10)}  # model: (pairs, steps per block)
 
 
 def measure_in_process(model: str, scale: float = 1.0) -> dict:
@@ -89,15 +90,17 @@ _NAMES = {"tiny": "tiny loop (hooks only)", "mlp": "MLP", "cnn": "small convnet"
 
 def _in_process_row(r: dict) -> str:
     q, ci, us, us_ci = r["wall_ratio_q"], r["wall_ratio_ci95"], r["added_wall_us_q"], r["added_wall_us_ci95"]
+    thru, thru_ci = r["throughput_ratio"], r["throughput_ratio_ci95"]
     step_ms = 1000.0 / r["plain_steps_per_s"]
     return (f"| {_NAMES[r['model']]}, {step_ms:.2g} ms steps | {r['plain_steps_per_s']:.1f} | "
             f"{r['probe_steps_per_s']:.1f} | {q[1]:.3f}× [{ci[0]:.3f}–{ci[1]:.3f}] | "
-            f"{us[1]:.0f} µs [{us_ci[0]:.0f}–{us_ci[1]:.0f}] | {r['pairs']} |")
+            f"{thru:.3f}× [{thru_ci[0]:.3f}–{thru_ci[1]:.3f}] | "
+            f"{us[1]:.0f} µs [{us_ci[0]:.0f}–{us_ci[1]:.0f}] / {r['added_mean_us']:.0f} µs | {r['pairs']} |")
 
 
 def _end_to_end_row(r: dict) -> str:
     return (f"| {_NAMES[r['model']]}, end to end | {r['plain_steps_per_s']:.1f} | {r['probe_steps_per_s']:.1f} | "
-            f"{r['slowdown_median']:.3f}× (pairs {r['slowdown_min']:.3f}–{r['slowdown_max']:.3f}) | | {r['pairs']} |")
+            f"{r['slowdown_median']:.3f}× (pairs {r['slowdown_min']:.3f}–{r['slowdown_max']:.3f}) | | | {r['pairs']} |")
 
 
 def main(argv=None) -> int:
@@ -118,8 +121,9 @@ def main(argv=None) -> int:
         print(json.dumps({"in_process": inside, "separate_processes": separate}, indent=2))
         return 0
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, python {platform.python_version()}")
-    print("| loop | plain steps/s | probed steps/s | slowdown, median [95% CI] | added per step [95% CI] | pairs |")
-    print("|---|---|---|---|---|---|")
+    print("| loop | plain steps/s | probed steps/s | typical step, median pair [95% CI] | "
+          "throughput, all time [95% CI] | added per step: median [95% CI] / mean | pairs |")
+    print("|---|---|---|---|---|---|---|")
     for r in inside:
         print(_in_process_row(r))
     for r in separate:

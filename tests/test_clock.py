@@ -2,7 +2,8 @@
 
 import pytest
 
-from trainprobe.probe.clock import StepClock, step_fields
+from trainprobe.probe.clock import StepClock
+from trainprobe.probe.stepcodec import step_fields
 from trainprobe.probe.config import WindowPlan
 from trainprobe.probe.runner import ProbeStop
 

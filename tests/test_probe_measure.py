@@ -5,7 +5,7 @@ import statistics
 
 import pytest
 
-from probe_helpers import FAST, SCRIPTS, diagnose
+from probe_helpers import FAST, SCRIPTS, diagnose, plain_python
 
 
 def _median(values):
@@ -99,3 +99,30 @@ def test_anomaly_modes_stack_capture_is_timed_apart_from_forward(tmp_path):
         parts = s.data_wait + s.h2d + s.forward + s.backward + s.optimizer + s.eval + s.debug + s.other
         assert parts == pytest.approx(s.duration, rel=1e-6, abs=1e-9)
     assert all(s.debug == 0 for s in off.steps)
+
+
+@pytest.mark.slow
+def test_a_compiled_model_and_optimizer_step_do_not_recompile_under_the_probe(tmp_path):
+    """The hooks must stay out of Dynamo's graphs: traced, they would recompile every step."""
+    script = str(SCRIPTS / "compiled.py")
+
+    def dynamo_counts(stdout):
+        line = next(line for line in stdout.splitlines() if line.startswith("DYNAMO "))
+        graphs, recompiles = map(int, line.split()[1:])
+        return graphs, recompiles
+
+    plain = plain_python(script, "3")
+    assert plain.returncode == 0, plain.stderr
+    proc, record = diagnose(tmp_path / "out", *FAST, "--full", script, "3")
+    graphs, recompiles = dynamo_counts(proc.stdout)
+    plain_graphs, _ = dynamo_counts(plain.stdout)
+    assert recompiles == 0
+    assert graphs <= plain_graphs + 1  # 96 steps: a graph per step would show
+    assert record.outcome.status == "completed"
+    assert record.settings.compiled is True
+    steady = record.steady_steps()
+    assert len(steady) >= 5 and all(s.forward > 0 and s.backward > 0 for s in steady)
+    # The optimizer step is compiled too, so its hooks never run: say so rather than
+    # calling the loop a hand-written one.
+    assert record.settings.step_boundary == "backward"
+    assert any("outside compiled code" in note for note in record.notes), record.notes

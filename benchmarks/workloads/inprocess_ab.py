@@ -8,8 +8,17 @@ parent does; a plain block takes the hooks off and freezes the sampler process
 (SIGSTOP), so the plain side pays for neither.
 
 Each block gives the median wall time and the median CPU time (this thread's)
-of its steps, leaving out its first steps (the probe's warm-up uses global
-hooks). Prints one JSON object.
+of its steps, and their total wall time, leaving out its first steps (the
+probe's warm-up uses global hooks; the budget is about the steady state). Two
+figures come out of the pairs:
+
+* the typical step: the median over pairs of probed / plain median step time
+  (robust to the machine's hiccups, but blind to work the probe does only now
+  and then, such as writing its buffered step events);
+* throughput: total probed time / total plain time over all pairs, which
+  counts everything the probe does, at the price of a wider interval.
+
+Both come with a 95% bootstrap interval over pairs. Prints one JSON object.
 """
 import argparse
 import json
@@ -39,7 +48,8 @@ _SAMPLER = (
     "s = start_sampling(int(sys.argv[1]), time.monotonic()); print('ready', flush=True); "
     "sys.stdin.read(); s.stop()"
 )
-_SKIP = 8  # first steps of a block: the probe's warm-up (global forward hooks), first batches
+_SKIP = 3  # first steps of a block: the probe's one warm-up step (global forward hooks), first batches
+_WARMUP = 1  # the probe's warm-up steps in a block (then per-module hooks, as in the steady phase)
 
 
 class Loop:
@@ -59,8 +69,8 @@ class Loop:
             self.batches = iter(self.loader)
             return next(self.batches)
 
-    def block(self, count: int) -> tuple[float, float]:
-        """Median wall and CPU seconds per step over ``count`` steps, after ``_SKIP``."""
+    def block(self, count: int) -> tuple[float, float, float]:
+        """Median wall and CPU seconds per step and total wall seconds over ``count`` steps, after ``_SKIP``."""
         wall, cpu = [], []
         last_wall, last_cpu = time.perf_counter(), time.thread_time()
         for i in range(_SKIP + count):
@@ -73,14 +83,14 @@ class Loop:
                 wall.append(now_wall - last_wall)
                 cpu.append(now_cpu - last_cpu)
             last_wall, last_cpu = now_wall, now_cpu
-        return statistics.median(wall), statistics.median(cpu)
+        return statistics.median(wall), statistics.median(cpu), sum(wall)
 
 
 def probed(loop: Loop, count: int, work: Path, sampler: subprocess.Popen, hooks: bool = True,
-           sampling: bool = True) -> tuple[float, float]:
+           sampling: bool = True) -> tuple[float, float, float]:
     config = ChildConfig(
         out_dir=str(work), events_path=str(work / "events.jsonl"), t0=time.monotonic(),
-        plan=WindowPlan(warmup_steps=5, full=True, profiler=False, cprofile=False, max_seconds=None,
+        plan=WindowPlan(warmup_steps=_WARMUP, full=True, profiler=False, cprofile=False, max_seconds=None,
                         steady_seconds=1e9, steady_max_steps=10**9),
     )
     sink = EventSink(config.events_path)
@@ -106,6 +116,19 @@ def median_ci(values: list[float], resamples: int = 2000, seed: int = 0) -> tupl
     return medians[int(0.025 * resamples)], medians[int(0.975 * resamples) - 1]
 
 
+def ratio_of_sums_ci(probe: list[float], plain: list[float], resamples: int = 2000,
+                     seed: int = 0) -> tuple[float, float]:
+    """95% bootstrap interval of sum(probe) / sum(plain), resampling whole pairs."""
+    rng = random.Random(seed)
+    indices = range(len(probe))
+    ratios = []
+    for _ in range(resamples):
+        pick = rng.choices(indices, k=len(probe))
+        ratios.append(sum(probe[i] for i in pick) / sum(plain[i] for i in pick))
+    ratios.sort()
+    return ratios[int(0.025 * resamples)], ratios[int(0.975 * resamples) - 1]
+
+
 def quartiles(values: list[float]) -> tuple[float, float, float]:
     q = statistics.quantiles(values, n=4) if len(values) > 1 else [values[0]] * 3
     return q[0], statistics.median(values), q[2]
@@ -129,7 +152,7 @@ def main():
     sampler.stdout.readline()  # its start-up (imports) must not overlap the timed steps
     os.kill(sampler.pid, signal.SIGSTOP)
     wall_ratios, cpu_ratios, added_wall, added_cpu = [], [], [], []
-    plain_wall, probe_wall = [], []
+    plain_wall, probe_wall, plain_total, probe_total = [], [], [], []
     try:
         with tempfile.TemporaryDirectory() as tmp:
             for i in range(args.pairs):
@@ -143,7 +166,9 @@ def main():
                         work.mkdir()
                         result[mode] = probed(loop, args.steps, work, sampler, hooks=args.only != "samplers",
                                               sampling=args.only != "hooks")
-                (pw, pc), (qw, qc) = result["plain"], result["probe"]
+                (pw, pc, pt), (qw, qc, qt) = result["plain"], result["probe"]
+                plain_total.append(pt)
+                probe_total.append(qt)
                 wall_ratios.append(qw / pw)
                 cpu_ratios.append(qc / pc)
                 added_wall.append(qw - pw)
@@ -164,6 +189,9 @@ def main():
         "added_wall_us_q": [v * 1e6 for v in quartiles(added_wall)],
         "added_wall_us_ci95": [v * 1e6 for v in median_ci(added_wall)],
         "added_cpu_us_q": [v * 1e6 for v in quartiles(added_cpu)],
+        "throughput_ratio": sum(probe_total) / sum(plain_total),
+        "throughput_ratio_ci95": ratio_of_sums_ci(probe_total, plain_total),
+        "added_mean_us": (sum(probe_total) - sum(plain_total)) / (len(probe_total) * args.steps) * 1e6,
     }))
 
 

@@ -26,7 +26,7 @@ from ..record import (
     WorkerStats,
     Hotspots,
 )
-from .clock import step_fields
+from .stepcodec import step_fields
 from .hotspots import summarize_hotspots
 
 __all__ = ["ChildReport", "EventFollower", "assemble_record", "read_worker_stats"]
@@ -184,11 +184,7 @@ def assemble_record(
     if noise:
         notes.append(noise)
     if child.steps and child.steps[-1].boundary != "optimizer":
-        kind = child.steps[-1].boundary
-        notes.append(
-            "no optimizer.step() was seen, so steps were delimited by "
-            + ("backward() calls (a hand-written update loop)" if kind == "backward" else "DataLoader batches (no backward: an inference loop?)")
-        )
+        notes.append(_boundary_note(child.steps[-1].boundary, child.settings))
     return RunRecord(
         invocation=invocation,
         environment=_environment(environment, child.torch_env),
@@ -201,3 +197,17 @@ def assemble_record(
         outcome=outcome,
         notes=tuple(notes),
     )
+
+
+def _boundary_note(kind: str, settings: Optional[Settings]) -> str:
+    """Why steps were not delimited by optimizer steps, in the user's terms."""
+    if settings is not None and settings.compiled:
+        # A compiled optimizer step runs without its hooks: only the graph's own code runs.
+        why = "an optimizer step inside torch.compile runs without trainprobe's hooks"
+        if kind == "backward":
+            return ("no optimizer.step() was seen outside compiled code, so steps were delimited by backward() "
+                    f"calls ({why}; its time counts as the step's other part)")
+        return f"no optimizer.step() or backward() was seen outside compiled code ({why}); steps are DataLoader batches"
+    if kind == "backward":
+        return "no optimizer.step() was seen, so steps were delimited by backward() calls (a hand-written update loop)"
+    return "no optimizer.step() was seen, so steps were delimited by DataLoader batches (no backward: an inference loop?)"

@@ -23,21 +23,11 @@ from ..record import PHASE_AFTER, PHASE_CPROFILE, PHASE_PROFILED, PHASE_STEADY, 
 from .config import WindowPlan
 from .runner import ProbeStop
 
-__all__ = ["PHASES", "STEP_FIELDS", "StepClock", "step_fields"]
+__all__ = ["PHASES", "StepClock"]
 
 # ``debug`` is anomaly mode's stack capture, nested in the forward it slows down.
 PHASES = ("data_wait", "h2d", "forward", "backward", "optimizer", "zero_grad", "eval", "debug")
-# The order of a step event's values (fields of record.Step).
-STEP_FIELDS = (
-    "index", "start", "duration", "data_wait", "h2d", "forward", "backward", "optimizer", "zero_grad", "eval",
-    "other", "probe", "phase", "boundary", "batches", "samples", "epoch_start", "validation", "debug",
-)
 _BOUNDARY_RANK = {"batch": 0, "backward": 1, "optimizer": 2}
-
-
-def step_fields(event: dict) -> dict:
-    """A step event's values by field name."""
-    return dict(zip(STEP_FIELDS, event["v"]))
 
 
 class StepClock:
@@ -54,7 +44,7 @@ class StepClock:
         self.plan = plan
         self.t0 = t0
         self._emit = emit
-        # A step's values, in STEP_FIELDS order; the sink has a cheaper path for them.
+        # A step's values, in stepcodec.STEP_FIELDS order; the sink has a cheaper path for them.
         self._emit_step = emit_step or (lambda values: emit("step", v=values))
         self._on_window = on_window
         self._on_stop_swallowed = on_stop_swallowed
@@ -182,13 +172,14 @@ class StepClock:
             raise ProbeStop(self.stop_reason)
 
     def _close_step(self, now: float, kind: str) -> None:
-        self._unwind(now)
+        if self._stack:  # usually empty: the optimizer phase closed before its post-hook
+            self._unwind(now)
         duration = now - self._step_start
         acc = self._acc
         measured = (acc["data_wait"] + acc["h2d"] + acc["forward"] + acc["backward"] + acc["optimizer"]
                     + acc["eval"] + acc["debug"])  # zero_grad is part of other
         validation = acc["eval"] > 0.5 * duration
-        # Positional, in STEP_FIELDS order: one small tuple per step is the cheapest event to write.
+        # Positional, in stepcodec.STEP_FIELDS order: one small tuple per step is the cheapest event to write.
         self._emit_step((
             self.steps_emitted, self._step_start - self.t0, duration, acc["data_wait"], acc["h2d"],
             acc["forward"], acc["backward"], acc["optimizer"], acc["zero_grad"], acc["eval"],

@@ -6,8 +6,8 @@ everything measured up to its last moments. The parent reads it back.
 
 Writing was the probe's main cost per step on fast loops (a ``json.dumps`` of a
 dict and a ``write`` call per step were ~45 µs of a 330 µs step), so a step
-event is a short tuple of values (see ``clock.STEP_FIELDS``), kept as it is
-until the batch it belongs to is encoded in one call and handed to the OS, at
+event is a short tuple of values (see ``stepcodec``), kept as it is until the
+batch it belongs to is encoded and handed to the OS in one write, at
 most ``FLUSH_EVERY`` seconds apart (a small thread writes out what waits
 longer, e.g. before a hang); anything other than a step is written at once.
 A kill loses at most that last fraction of a second of steps.
@@ -21,6 +21,8 @@ import threading
 import time
 from pathlib import Path
 from typing import Any, Iterator
+
+from .stepcodec import encode_step
 
 __all__ = ["EventSink", "read_events", "FLUSH_EVERY"]
 
@@ -61,7 +63,7 @@ class EventSink:
             self._flush_locked(self._clock())
 
     def emit_step(self, values: tuple) -> None:
-        """A step event (``clock.STEP_FIELDS`` values: numbers, strings, bools, None)."""
+        """A step event (``stepcodec.STEP_FIELDS`` values: numbers, strings, bools, None)."""
         with self._lock:
             if self._fh.closed:
                 return
@@ -92,14 +94,11 @@ class EventSink:
                 self._fh.close()
 
 
-_encode = json.JSONEncoder().encode  # the C encoder, as json.dumps uses without ``default``
-
-
 def _line(item: "str | tuple") -> str:
     """A pending line: ready text, or a step's values encoded now, with the batch."""
     if isinstance(item, str):
         return item
-    return '{"type": "step", "v": ' + _encode(item) + "}\n"  # as json.dumps writes it
+    return encode_step(item)
 
 
 def read_events(path: str | os.PathLike) -> Iterator[dict[str, Any]]:

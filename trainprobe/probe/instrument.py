@@ -17,7 +17,10 @@ Hooks, all read-only unless a what-if fix asks otherwise:
   copies.
 
 Every hook returns at once while ``torch.compile`` traces, or Dynamo would
-trace our Python state and recompile every step.
+trace our Python state and recompile every step. Asking
+(``torch.compiler.is_compiling``) costs two Python calls, so the hooks ask
+only once the script has called ``torch.compile``, ``Module.compile`` or
+``torch.export.export``, the public ways into Dynamo.
 """
 
 from __future__ import annotations
@@ -38,15 +41,20 @@ from .events import EventSink
 from .profsummary import summarize_profile
 from .settings import Registry, read_settings
 from .windows import ProfilerWindow, PythonWindow
-from .workers import WorkerInit, flush_stats, patch_fetchers, uninstall_fetch_timing
+from .workers import WorkerInit, flush_stats, uninstall_fetch_timing
 
 __all__ = ["Instrumentation"]
 
 _is_compiling = getattr(getattr(torch, "compiler", None), "is_compiling", lambda: False)
+# One call with no argument (~140 ns) instead of a by-name check per device (~320 ns each) on
+# every forward; torch builds without it check each device.
+_any_autocast = getattr(torch._C, "_is_any_autocast_enabled", lambda: True)
 
 
 def _batch_size(batch: Any) -> Optional[int]:
     """First dimension of the first tensor in a batch (tensor, sequence or mapping)."""
+    if type(batch) in (list, tuple) and batch and type(batch[0]) is torch.Tensor:  # (inputs, targets)
+        return batch[0].shape[0] if batch[0].dim() else None
     if isinstance(batch, torch.Tensor):
         return int(batch.shape[0]) if batch.dim() else None
     if isinstance(batch, (list, tuple)):
@@ -100,7 +108,10 @@ class Instrumentation:
         self._autocast_devices = ("cuda", "cpu") if self.cuda_available else ("cpu",)
         self.profiler_window: Optional[ProfilerWindow] = None
         self.python_window = PythonWindow(config.out_dir)
-        self.compiled = False
+        self.compiled = False  # torch.compile was called (a setting of the run)
+        # Dynamo may trace our hooks (torch.compile or torch.export was called): only then is
+        # ``_is_compiling()`` (two Python calls, 7 times a step) worth asking.
+        self.tracing_possible = False
         self._depth = 0
         self._top_phase: list[str] = []
         self._handles: list[Any] = []
@@ -114,7 +125,6 @@ class Instrumentation:
         setattr(owner, name, replacement)
 
     def install(self) -> None:
-        patch_fetchers()
         self._install_dataloader()
         self._handles.append(register_module_forward_pre_hook(self._forward_pre))
         self._handles.append(register_module_forward_hook(self._forward_post, always_call=True))
@@ -142,7 +152,7 @@ class Instrumentation:
         instr = self
 
         def __iter__(loader):
-            if _is_compiling():
+            if instr.tracing_possible and _is_compiling():
                 return original_iter(loader)
             entry = instr.reg.loader(loader)
             if entry.created_at is None:
@@ -159,10 +169,11 @@ class Instrumentation:
 
         def __next__(iterator):
             entry = getattr(iterator, "_trainprobe_entry", None)
-            if entry is None or _is_compiling():
+            if entry is None or (instr.tracing_possible and _is_compiling()):
                 return original_next(iterator)
             clock = instr.clock
-            clock.boundary("batch")
+            if clock.mode != "optimizer":  # else a batch is never a boundary: save the call
+                clock.boundary("batch")
             start = clock.enter("data_wait")
             try:
                 batch = original_next(iterator)
@@ -184,7 +195,7 @@ class Instrumentation:
         instr = self
 
         def backward(*args, **kwargs):
-            if _is_compiling():
+            if instr.tracing_possible and _is_compiling():
                 return original(*args, **kwargs)
             clock = instr.clock
             clock.enter("backward")
@@ -195,7 +206,8 @@ class Instrumentation:
             instr.reg.backward_calls += 1
             if instr.reg.last_loader is not None:
                 instr.reg.last_loader.used_in_training = True
-            clock.boundary("backward")
+            if clock.mode != "optimizer":  # else a backward is never a boundary: save the call
+                clock.boundary("backward")
             return result
 
         self._patch(torch.autograd, "backward", backward)
@@ -206,7 +218,7 @@ class Instrumentation:
 
         def counted_zero_grad(original):
             def zero_grad(obj, set_to_none: bool = True):
-                if _is_compiling():
+                if instr.tracing_possible and _is_compiling():
                     return original(obj, set_to_none)
                 reg.zero_grad_calls += 1
                 if set_to_none is False:
@@ -246,17 +258,26 @@ class Instrumentation:
         original_compile = torch.compile
 
         def compile(*args, **kwargs):
-            instr.compiled = True
+            instr.compiled = instr.tracing_possible = True
             return original_compile(*args, **kwargs)
 
         self._patch(torch, "compile", compile)
         original_module_compile = torch.nn.Module.compile
 
         def module_compile(module, *args, **kwargs):
-            instr.compiled = True
+            instr.compiled = instr.tracing_possible = True
             return original_module_compile(module, *args, **kwargs)
 
         self._patch(torch.nn.Module, "compile", module_compile)
+        export_module = getattr(torch, "export", None)
+        original_export = getattr(export_module, "export", None)
+        if original_export is not None:
+
+            def export(*args, **kwargs):
+                instr.tracing_possible = True  # strict export traces with Dynamo
+                return original_export(*args, **kwargs)
+
+            self._patch(export_module, "export", export)
 
     def _install_debug_timing(self) -> None:
         """Time anomaly mode's stack capture as the step's ``debug`` part.
@@ -294,7 +315,8 @@ class Instrumentation:
 
         def timed(original, is_cuda_target):
             def copy(tensor, *args, **kwargs):
-                if tensor.device.type != "cpu" or _is_compiling() or not is_cuda_target(args, kwargs):
+                if (tensor.device.type != "cpu" or (instr.tracing_possible and _is_compiling())
+                        or not is_cuda_target(args, kwargs)):
                     return original(tensor, *args, **kwargs)
                 if instr.fixes is not None:
                     kwargs = instr.fixes.copy_kwargs(tensor, kwargs)
@@ -311,45 +333,42 @@ class Instrumentation:
         self._patch(torch.Tensor, "cuda", timed(original_cuda, lambda a, k: True))
 
     # -- hooks --------------------------------------------------------------------
+    # The forward hooks run on every top-level forward: one frame each, no helpers.
     def _forward_pre(self, module, args):
-        if _is_compiling():
+        if self.tracing_possible and _is_compiling():
             return None
         self._depth += 1
-        if self._depth == 1:
-            self._enter_top(module, args)
-        return None
-
-    def _forward_post(self, module, args, output):
-        if _is_compiling():
+        if self._depth != 1:
             return None
-        if self._depth == 1:
-            self._exit_top()
-        self._depth = max(0, self._depth - 1)
-        return None
-
-    def _enter_top(self, module, args) -> None:
         training = module.training
         grad = torch.is_grad_enabled()
         phase = "forward" if training and grad else "eval"
         self.clock.enter(phase)
         self._top_phase.append(phase)
-        self.reg.model_call(module, training, grad, args[0] if args else None)
-        if phase == "forward":
+        reg = self.reg
+        reg.model_call(module, training, grad, args[0] if args else None)
+        if phase == "forward" and _any_autocast():
             for device in self._autocast_devices:
                 if torch.is_autocast_enabled(device):
-                    self.reg.autocast_forwards += 1
-                    self.reg.autocast_device = device
-                    self.reg.autocast_dtype = str(torch.get_autocast_dtype(device)).replace("torch.", "")
+                    reg.autocast_forwards += 1
+                    reg.autocast_device = device
+                    reg.autocast_dtype = str(torch.get_autocast_dtype(device)).replace("torch.", "")
                     break
         if self.fixes is not None:
             self.fixes.before_forward(module, args)
+        return None
 
-    def _exit_top(self) -> None:
-        if self._top_phase:
+    def _forward_post(self, module, args, output):
+        if self.tracing_possible and _is_compiling():
+            return None
+        depth = self._depth
+        if depth == 1 and self._top_phase:
             phase = self._top_phase.pop()
             if self.fixes is not None:
                 self.fixes.after_forward()
             self.clock.exit(phase)
+        self._depth = depth - 1 if depth > 0 else 0
+        return None
 
     def _switch_to_module_hooks(self) -> None:
         """Leave the global forward hooks for hooks on the top-level modules found so far."""
@@ -365,7 +384,7 @@ class Instrumentation:
             self._handles.append(module.register_forward_hook(self._forward_post, always_call=True))
 
     def _optimizer_pre(self, optimizer, args, kwargs):
-        if _is_compiling():
+        if self.tracing_possible and _is_compiling():
             return None
         if self.fixes is not None:
             self.fixes.before_optimizer_step(optimizer)
@@ -373,7 +392,7 @@ class Instrumentation:
         return None
 
     def _optimizer_post(self, optimizer, args, kwargs):
-        if _is_compiling():
+        if self.tracing_possible and _is_compiling():
             return None
         self.clock.exit("optimizer")
         self.reg.optimizer_step(optimizer)

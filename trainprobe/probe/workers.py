@@ -7,9 +7,11 @@ its cProfile window it creates a flag file; workers profile their fetches while
 the flag exists and dump the stats beside their figures, where the parent
 summarizes them.
 
-Under fork, a patch made in the main process is inherited; under spawn and
-forkserver it is not, so :class:`WorkerInit` (picklable, importable) installs
-it from ``worker_init_fn`` before the worker builds its fetcher.
+The patch is made in each worker, by :class:`WorkerInit` (picklable,
+importable) from ``worker_init_fn`` before the worker fetches anything, under
+fork, spawn and forkserver alike. The main process is never patched: with
+num_workers=0 the loop's data wait is the fetch, and a wrapper there would
+only add to every step.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import os
 import time
 from typing import Any, Callable, Optional
 
-__all__ = ["patch_fetchers", "install_fetch_timing", "uninstall_fetch_timing", "WorkerInit", "flush_stats", "FLAG_NAME"]
+__all__ = ["install_fetch_timing", "uninstall_fetch_timing", "WorkerInit", "flush_stats", "FLAG_NAME"]
 
 FLAG_NAME = "cprofile.on"
 _FLUSH_EVERY = 1.0  # seconds
@@ -100,13 +102,8 @@ def _stop_profile() -> None:
         pass
 
 
-def patch_fetchers() -> None:
-    """Wrap the fetchers' ``fetch`` (idle until ``install_fetch_timing`` runs in a process).
-
-    The main process patches the classes so that forked workers inherit the
-    wrapper, but does not time its own fetches: with num_workers=0 the loop's
-    data wait is the fetch, and the wrapper would only add to every step.
-    """
+def _patch_fetchers() -> None:
+    """Wrap the fetchers' ``fetch`` (idle until ``install_fetch_timing`` runs in a process)."""
     for cls in _fetcher_classes():
         if not hasattr(cls.fetch, "__trainprobe_original__"):
             cls.fetch = _wrap_fetch(cls.fetch)
@@ -129,7 +126,7 @@ def install_fetch_timing(out_dir: str, t0: float, worker_id: int, loader_id: int
         ),
     )
     _state.pop("profiler", None)
-    patch_fetchers()
+    _patch_fetchers()
 
 
 def uninstall_fetch_timing() -> None:
