@@ -86,6 +86,28 @@ class Loop:
         return statistics.median(wall), statistics.median(cpu), sum(wall)
 
 
+def _busy(iterations: int, table={i: i for i in range(64)}) -> int:
+    total = 0
+    for i in range(iterations):
+        total += table[i & 63]
+    return total
+
+
+def sham(loop: Loop, count: int, iterations: int) -> tuple[float, float, float]:
+    """A control, not the probe: a fixed piece of plain Python after every optimizer step.
+
+    Its cost in the tiny loop against the MLP shows how much dearer the same
+    Python work gets between a heavier loop's matrix products.
+    """
+    from torch.optim.optimizer import register_optimizer_step_post_hook
+
+    handle = register_optimizer_step_post_hook(lambda optimizer, args, kwargs: _busy(iterations) and None)
+    try:
+        return loop.block(count)
+    finally:
+        handle.remove()
+
+
 def probed(loop: Loop, count: int, work: Path, sampler: subprocess.Popen, hooks: bool = True,
            sampling: bool = True) -> tuple[float, float, float]:
     config = ChildConfig(
@@ -140,8 +162,10 @@ def main():
     p.add_argument("--pairs", type=int, default=30)
     p.add_argument("--steps", type=int, default=40, help="measured steps per block")
     p.add_argument("--threads", type=int, default=1)
-    p.add_argument("--only", choices=("hooks", "samplers"), default=None,
-                   help="probed blocks get only the hooks, or only the samplers watching")
+    p.add_argument("--only", choices=("hooks", "samplers", "sham"), default=None,
+                   help="probed blocks get only the hooks, or only the samplers watching, or instead of "
+                        "the probe a fixed Python busy loop after each optimizer step (a control)")
+    p.add_argument("--sham-iterations", type=int, default=600)
     args = p.parse_args()
     torch.manual_seed(0)
     torch.set_num_threads(args.threads)
@@ -164,8 +188,11 @@ def main():
                     else:
                         work = Path(tmp) / f"block{i}"
                         work.mkdir()
-                        result[mode] = probed(loop, args.steps, work, sampler, hooks=args.only != "samplers",
-                                              sampling=args.only != "hooks")
+                        if args.only == "sham":
+                            result[mode] = sham(loop, args.steps, args.sham_iterations)
+                        else:
+                            result[mode] = probed(loop, args.steps, work, sampler, hooks=args.only != "samplers",
+                                                  sampling=args.only != "hooks")
                 (pw, pc, pt), (qw, qc, qt) = result["plain"], result["probe"]
                 plain_total.append(pt)
                 probe_total.append(qt)

@@ -210,4 +210,5 @@ def _boundary_note(kind: str, settings: Optional[Settings]) -> str:
         return f"no optimizer.step() or backward() was seen outside compiled code ({why}); steps are DataLoader batches"
     if kind == "backward":
         return "no optimizer.step() was seen, so steps were delimited by backward() calls (a hand-written update loop)"
-    return "no optimizer.step() was seen, so steps were delimited by DataLoader batches (no backward: an inference loop?)"
+    return ("no optimizer.step() was seen, so steps were delimited by DataLoader batches "
+            "(no backward: an inference loop?)")

@@ -192,112 +192,155 @@ def run_probe(target: Sequence[str], options: ProbeOptions,
     """Run ``target`` (["script.py", *args] or ["-m", "mod", *args]) under the probe."""
     from .samplers import start_sampling
 
-    out = Path(options.out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    record_path = out / "run.json"
-    events_path = out / "events.jsonl"
-    t0 = time.monotonic()
-    config = ChildConfig(
-        argv=tuple(target), out_dir=str(out.resolve()), events_path=str(events_path.resolve()), t0=t0,
-        plan=options.plan, trace_path=str(options.trace_path.resolve()) if options.trace_path else None,
-        fixes=dict(options.fixes),
-    )
-    config_path = out / "child-config.json"
-    config.save(config_path)
-    env = os.environ.copy()
-    env[CONFIG_ENV] = str(config_path.resolve())
-    env.setdefault("KINETO_LOG_LEVEL", "5")  # silence Kineto's GPU probing on machines without one
-    package_parent = str(Path(__file__).resolve().parents[2])
-
-    invocation = _invocation(target, options, t0)
-    script_dir = os.path.dirname(invocation.script) if invocation.script else os.getcwd()
-    user_dirs = tuple({script_dir, os.getcwd()})
-    output = open(options.child_output, "ab") if options.child_output else None
-    try:
-        proc = subprocess.Popen([options.python, "-c", BOOTSTRAP, package_parent], env=env,
-                                stdout=output, stderr=subprocess.STDOUT if output else None,
-                                stdin=subprocess.DEVNULL if output else None)
-    finally:
-        if output is not None:
-            output.close()  # the child holds its own copy
-    sampling = start_sampling(proc.pid, t0, options.interval)
-
-    interrupted = {"count": 0}
-
-    def on_sigint(signum, frame):
-        # The child got the same Ctrl-C (same process group) and ends the
-        # script as python would; a second Ctrl-C ends it outright.
-        interrupted["count"] += 1
-        if interrupted["count"] >= 2:
-            _kill_tree(proc.pid, signal.SIGKILL)
-
-    def on_sigterm(signum, frame):
-        _kill_tree(proc.pid, signal.SIGTERM)
-
-    previous = {}
-    for sig, handler in ((signal.SIGINT, on_sigint), (signal.SIGTERM, on_sigterm)):
-        try:
-            previous[sig] = signal.signal(sig, handler)
-        except ValueError:  # not the main thread (e.g. called from a notebook thread)
-            pass
-
-    environment: Optional[Environment] = None
-    timed_out = False
-    progress_view = _Progress(progress)
-    follower = EventFollower(str(events_path))
-    last_partial = time.monotonic()
-    partial_every = _PARTIAL_EVERY
-    try:
-        while True:
-            try:
-                returncode = proc.wait(timeout=0.25)
-                break
-            except subprocess.TimeoutExpired:
-                pass
-            now = time.monotonic()
-            child = follower.poll()
-            progress_view.update(child)
-            if environment is None:
-                # Collected while the script starts up: it costs the parent, not the training.
-                environment = _collect_environment(options.data_paths or (script_dir,))
-            if options.timeout is not None and now - t0 > options.timeout and not timed_out:
-                timed_out = True
-                progress(f"the script ran past --timeout ({options.timeout:g} s): ending it")
-                _kill_tree(proc.pid, signal.SIGTERM)
-                try:
-                    returncode = proc.wait(timeout=_GRACE)
-                    break
-                except subprocess.TimeoutExpired:
-                    _kill_tree(proc.pid, signal.SIGKILL)
-            if now - last_partial > partial_every:
-                _write_partial(record_path, invocation, environment, child, sampling.snapshot(), out, user_dirs, t0)
-                last_partial = time.monotonic()
-                # A long run's record grows: keep partial writes under ~10% of the parent's time.
-                partial_every = max(_PARTIAL_EVERY, 10 * (last_partial - now))
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
+    run = _Run(target, options, progress)
+    proc = run.start_child()
+    sampling = start_sampling(proc.pid, run.t0, options.interval)
+    with _ForwardedSignals(proc.pid) as signals:
+        returncode = run.watch(proc, sampling)
     end = time.monotonic()
     # DataLoader workers orphaned by a killed child exit by their own watchdog within ~5 s.
     samples = sampling.stop()
-    child = follower.poll()
-    progress_view.update(child)
-    found = [p for p in child.torch_env.get("data_paths", []) if p not in options.data_paths]
-    if environment is None or found:
-        # The datasets' own roots (torchvision datasets have .root) tell where the data lives.
-        environment = _collect_environment(tuple(options.data_paths) + tuple(found) or (script_dir,))
-    first = child.clock.get("first_activity")
-    if first is None and child.steps:
-        first = child.steps[0].start
-    outcome = _outcome(returncode, child.outcome, timed_out, interrupted["count"] > 0, end - t0, first,
-                       child.stop_requested)
-    extra = () if child.started else ("the child process ended before trainprobe could start the script",)
-    record = assemble_record(
-        invocation=invocation, environment=environment, child=child, samples=samples, outcome=outcome,
-        out_dir=str(out), user_dirs=user_dirs, final=True, extra_notes=extra,
-    )
-    record.save(record_path)
-    return ProbeResult(record=record, record_path=record_path)
+    return run.finish(returncode, samples, end, interrupted=signals.interrupts > 0)
+
+
+class _ForwardedSignals:
+    """While the script runs, Ctrl-C and SIGTERM reach it as they would under plain python.
+
+    The child gets the same Ctrl-C (same process group) and ends the script as
+    python would; a second Ctrl-C ends it outright. A SIGTERM to trainprobe is
+    passed on to the child's process tree.
+    """
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.interrupts = 0
+        self._previous: dict = {}
+
+    def _on_sigint(self, signum, frame) -> None:
+        self.interrupts += 1
+        if self.interrupts >= 2:
+            _kill_tree(self.pid, signal.SIGKILL)
+
+    def _on_sigterm(self, signum, frame) -> None:
+        _kill_tree(self.pid, signal.SIGTERM)
+
+    def __enter__(self) -> "_ForwardedSignals":
+        for sig, handler in ((signal.SIGINT, self._on_sigint), (signal.SIGTERM, self._on_sigterm)):
+            try:
+                self._previous[sig] = signal.signal(sig, handler)
+            except ValueError:  # not the main thread (e.g. called from a notebook thread)
+                pass
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for sig, handler in self._previous.items():
+            signal.signal(sig, handler)
+
+
+class _Run:
+    """One probed run, from the child's start to the saved record."""
+
+    def __init__(self, target: Sequence[str], options: ProbeOptions, progress: Callable[[str], None]) -> None:
+        self.target = tuple(target)
+        self.options = options
+        self.progress = progress
+        self.out = Path(options.out_dir)
+        self.out.mkdir(parents=True, exist_ok=True)
+        self.record_path = self.out / "run.json"
+        self.events_path = self.out / "events.jsonl"
+        self.t0 = time.monotonic()
+        self.invocation = _invocation(target, options, self.t0)
+        self.script_dir = os.path.dirname(self.invocation.script) if self.invocation.script else os.getcwd()
+        self.user_dirs = tuple({self.script_dir, os.getcwd()})
+        self.environment: Optional[Environment] = None
+        self.timed_out = False
+        self.follower = EventFollower(str(self.events_path))
+        self.progress_view = _Progress(progress)
+
+    def start_child(self) -> subprocess.Popen:
+        options = self.options
+        config = ChildConfig(
+            argv=self.target, out_dir=str(self.out.resolve()), events_path=str(self.events_path.resolve()),
+            t0=self.t0, plan=options.plan,
+            trace_path=str(options.trace_path.resolve()) if options.trace_path else None, fixes=dict(options.fixes),
+        )
+        config_path = self.out / "child-config.json"
+        config.save(config_path)
+        env = os.environ.copy()
+        env[CONFIG_ENV] = str(config_path.resolve())
+        env.setdefault("KINETO_LOG_LEVEL", "5")  # silence Kineto's GPU probing on machines without one
+        package_parent = str(Path(__file__).resolve().parents[2])
+        output = open(options.child_output, "ab") if options.child_output else None
+        try:
+            return subprocess.Popen([options.python, "-c", BOOTSTRAP, package_parent], env=env,
+                                    stdout=output, stderr=subprocess.STDOUT if output else None,
+                                    stdin=subprocess.DEVNULL if output else None)
+        finally:
+            if output is not None:
+                output.close()  # the child holds its own copy
+
+    def watch(self, proc: subprocess.Popen, sampling) -> int:
+        """Follow the child until it ends (or --timeout ends it); its return code."""
+        last_partial = time.monotonic()
+        partial_every = _PARTIAL_EVERY
+        while True:
+            try:
+                return proc.wait(timeout=0.25)
+            except subprocess.TimeoutExpired:
+                pass
+            now = time.monotonic()
+            child = self.follower.poll()
+            self.progress_view.update(child)
+            if self.environment is None:
+                # Collected while the script starts up: it costs the parent, not the training.
+                self.environment = _collect_environment(self.options.data_paths or (self.script_dir,))
+            if self._past_timeout(now):
+                returncode = self._end_timed_out(proc)
+                if returncode is not None:
+                    return returncode
+            if now - last_partial > partial_every:
+                _write_partial(self.record_path, self.invocation, self.environment, child, sampling.snapshot(),
+                               self.out, self.user_dirs, self.t0)
+                last_partial = time.monotonic()
+                # A long run's record grows: keep partial writes under ~10% of the parent's time.
+                partial_every = max(_PARTIAL_EVERY, 10 * (last_partial - now))
+
+    def _past_timeout(self, now: float) -> bool:
+        timeout = self.options.timeout
+        return timeout is not None and now - self.t0 > timeout and not self.timed_out
+
+    def _end_timed_out(self, proc: subprocess.Popen) -> Optional[int]:
+        """SIGTERM, a grace period, then SIGKILL; the return code if it ended within the grace."""
+        self.timed_out = True
+        self.progress(f"the script ran past --timeout ({self.options.timeout:g} s): ending it")
+        _kill_tree(proc.pid, signal.SIGTERM)
+        try:
+            return proc.wait(timeout=_GRACE)
+        except subprocess.TimeoutExpired:
+            _kill_tree(proc.pid, signal.SIGKILL)
+            return None  # reaped by the watch loop
+
+    def finish(self, returncode: int, samples: Samples, end: float, interrupted: bool) -> ProbeResult:
+        child = self.follower.poll()
+        self.progress_view.update(child)
+        data_paths = self.options.data_paths
+        found = [p for p in child.torch_env.get("data_paths", []) if p not in data_paths]
+        environment = self.environment
+        if environment is None or found:
+            # The datasets' own roots (torchvision datasets have .root) tell where the data lives.
+            environment = _collect_environment(tuple(data_paths) + tuple(found) or (self.script_dir,))
+        first = child.clock.get("first_activity")
+        if first is None and child.steps:
+            first = child.steps[0].start
+        outcome = _outcome(returncode, child.outcome, self.timed_out, interrupted, end - self.t0, first,
+                           child.stop_requested)
+        extra = () if child.started else ("the child process ended before trainprobe could start the script",)
+        record = assemble_record(
+            invocation=self.invocation, environment=environment, child=child, samples=samples, outcome=outcome,
+            out_dir=str(self.out), user_dirs=self.user_dirs, final=True, extra_notes=extra,
+        )
+        record.save(self.record_path)
+        return ProbeResult(record=record, record_path=self.record_path)
 
 
 def _write_partial(path: Path, invocation: Invocation, environment: Optional[Environment], child,
