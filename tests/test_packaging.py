@@ -62,3 +62,20 @@ def test_the_overhead_benchmark_harness_measures_both_sides():
     assert result["pairs"] == 3 and result["plain_steps_per_s"] > 0 and result["probe_steps_per_s"] > 0
     low, high = result["wall_ratio_ci95"]
     assert low <= result["wall_ratio_q"][1] <= high
+    low, high = result["throughput_ratio_ci95"]
+    assert low <= result["throughput_ratio"] <= high
+
+
+@pytest.mark.slow
+def test_the_version_comparison_runs_another_copy_of_the_probe(tmp_path):
+    """benchmarks/workloads/paired_versions.py against this checkout's own package, imported a second time."""
+    import json
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "workloads" / "paired_versions.py"),
+                           "--other", str(ROOT), "--model", "tiny", "--rounds", "3", "--steps", "5"],
+                          capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["rounds"] == 3
+    for name in ("this_added_us", "other_added_us", "other_minus_this_us"):
+        low, high = result[f"{name}_ci95"]
+        assert low <= result[name] <= high
