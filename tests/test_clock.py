@@ -42,40 +42,25 @@ def one_step(clock, time, wait=0.01, fwd=0.02, bwd=0.03, opt=0.005, other=0.001,
     clock.boundary(boundary)
 
 
-def test_phases_are_exclusive_and_add_up():
+@pytest.mark.parametrize("inner", ["h2d", "debug"])
+def test_phases_are_exclusive_and_add_up(inner):
+    """A phase nested in forward is its own part of the step: a copy inside the forward counts as
+    copy, anomaly mode's stack capture as debug; neither is forward or other."""
     clock, time, events, _ = make()
     clock.enter("forward")
     time.advance(0.01)
-    clock.enter("h2d")  # a copy inside the forward counts as copy
+    clock.enter(inner)
     time.advance(0.004)
-    clock.exit("h2d")
+    clock.exit(inner)
     time.advance(0.006)
     clock.exit("forward")
     time.advance(0.002)
     clock.boundary("optimizer")
     (step,) = steps(events)
     assert step["forward"] == pytest.approx(0.016)
-    assert step["h2d"] == pytest.approx(0.004)
+    assert step[inner] == pytest.approx(0.004)
     assert step["other"] == pytest.approx(0.002)
     assert step["duration"] == pytest.approx(0.022)
-
-
-def test_debug_time_comes_out_of_forward_and_out_of_other():
-    """Anomaly mode's stack capture, nested in forward, is its own part of the step."""
-    clock, time, events, _ = make()
-    clock.enter("forward")
-    time.advance(0.010)
-    clock.enter("debug")
-    time.advance(0.003)
-    clock.exit("debug")
-    time.advance(0.002)
-    clock.exit("forward")
-    time.advance(0.001)
-    clock.boundary("optimizer")
-    (step,) = steps(events)
-    assert step["forward"] == pytest.approx(0.012)
-    assert step["debug"] == pytest.approx(0.003)
-    assert step["other"] == pytest.approx(0.001)
 
 
 def test_exit_closes_what_was_opened_inside_and_returns_the_reading():

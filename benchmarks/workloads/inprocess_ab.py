@@ -21,6 +21,7 @@ figures come out of the pairs:
 Both come with a 95% bootstrap interval over pairs. Prints one JSON object.
 """
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -38,9 +39,9 @@ from torch.utils.data import DataLoader
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_loop import build  # noqa: E402
 
-from trainprobe.probe.config import ChildConfig, WindowPlan  # noqa: E402
-from trainprobe.probe.events import EventSink  # noqa: E402
-from trainprobe.probe.instrument import Instrumentation  # noqa: E402
+from trainprobe.probe import config as config_module  # noqa: E402
+from trainprobe.probe import events as events_module  # noqa: E402
+from trainprobe.probe import instrument as instrument_module  # noqa: E402
 
 # Samples this process from outside, like the probe's parent.
 _SAMPLER = (
@@ -108,25 +109,40 @@ def sham(loop: Loop, count: int, iterations: int) -> tuple[float, float, float]:
         handle.remove()
 
 
-def probed(loop: Loop, count: int, work: Path, sampler: subprocess.Popen, hooks: bool = True,
-           sampling: bool = True) -> tuple[float, float, float]:
-    config = ChildConfig(
+@contextlib.contextmanager
+def probe_hooks(work: Path, modules: tuple = (config_module, events_module, instrument_module),
+                install: bool = True):
+    """The probe's event sink and instrumentation for one block, its hooks installed unless ``install`` is off.
+
+    ``modules`` are a probe version's config, events and instrument modules
+    (paired_versions.py passes another version's).
+    """
+    config_mod, events_mod, instrument_mod = modules
+    config = config_mod.ChildConfig(
         out_dir=str(work), events_path=str(work / "events.jsonl"), t0=time.monotonic(),
-        plan=WindowPlan(warmup_steps=_WARMUP, full=True, profiler=False, cprofile=False, max_seconds=None,
-                        steady_seconds=1e9, steady_max_steps=10**9),
+        plan=config_mod.WindowPlan(warmup_steps=_WARMUP, full=True, profiler=False, cprofile=False,
+                                   max_seconds=None, steady_seconds=1e9, steady_max_steps=10**9),
     )
-    sink = EventSink(config.events_path)
-    instr = Instrumentation(config, sink)
-    if sampling:
-        os.kill(sampler.pid, signal.SIGCONT)
-    if hooks:
+    sink = events_mod.EventSink(config.events_path)
+    instr = instrument_mod.Instrumentation(config, sink)
+    if install:
         instr.install()
     try:
-        return loop.block(count)
+        yield
     finally:
-        if hooks:
+        if install:
             instr.uninstall()
         sink.close()
+
+
+def probed(loop: Loop, count: int, work: Path, sampler: subprocess.Popen, hooks: bool = True,
+           sampling: bool = True) -> tuple[float, float, float]:
+    if sampling:
+        os.kill(sampler.pid, signal.SIGCONT)
+    try:
+        with probe_hooks(work, install=hooks):
+            return loop.block(count)
+    finally:
         if sampling:
             os.kill(sampler.pid, signal.SIGSTOP)
 

@@ -20,46 +20,24 @@ import shutil
 import statistics
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from inprocess_ab import Loop, median_ci  # noqa: E402
-
-_SKIP = 3  # the probe's one warm-up step and the switch to per-module hooks
+from inprocess_ab import Loop, median_ci, probe_hooks  # noqa: E402
 
 
-def _probe_modules(package: str):
-    config = importlib.import_module(f"{package}.probe.config")
-    events = importlib.import_module(f"{package}.probe.events")
-    instrument = importlib.import_module(f"{package}.probe.instrument")
-    return config, events, instrument
+def _probe_modules(package: str) -> tuple:
+    return tuple(importlib.import_module(f"{package}.probe.{name}") for name in ("config", "events", "instrument"))
 
 
 def _block(loop: Loop, steps: int, modules, work: Path) -> float:
-    """Mean seconds per step over ``steps`` steps, plain (``modules`` None) or under those hooks."""
-    instr = sink = None
-    if modules is not None:
-        config_mod, events_mod, instrument_mod = modules
-        config = config_mod.ChildConfig(
-            out_dir=str(work), events_path=str(work / "events.jsonl"), t0=time.monotonic(),
-            plan=config_mod.WindowPlan(warmup_steps=1, full=True, profiler=False, cprofile=False,
-                                       max_seconds=None, steady_seconds=1e9, steady_max_steps=10**9),
-        )
-        sink = events_mod.EventSink(config.events_path)
-        instr = instrument_mod.Instrumentation(config, sink)
-        instr.install()
-    try:
-        loop.block(_SKIP)
-        started = time.perf_counter()
-        loop.block(steps)
-        return (time.perf_counter() - started) / steps
-    finally:
-        if instr is not None:
-            instr.uninstall()
-            sink.close()
+    """Mean seconds per step over ``steps`` steps (after the block's first few), plain or under those hooks."""
+    if modules is None:
+        return loop.block(steps)[2] / steps
+    with probe_hooks(work, modules):
+        return loop.block(steps)[2] / steps
 
 
 def main() -> None:

@@ -41,7 +41,7 @@ from .events import EventSink
 from .profsummary import summarize_profile
 from .settings import Registry, read_settings
 from .windows import ProfilerWindow, PythonWindow
-from .workers import WorkerInit, flush_stats, uninstall_fetch_timing
+from .workers import WorkerInit, flush_stats
 
 __all__ = ["Instrumentation"]
 
@@ -144,7 +144,6 @@ class Instrumentation:
         for owner, name, original in reversed(self._originals):
             setattr(owner, name, original)
         self._originals.clear()
-        uninstall_fetch_timing()
 
     def _install_dataloader(self) -> None:
         original_iter = DataLoader.__iter__

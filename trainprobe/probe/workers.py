@@ -22,7 +22,7 @@ import os
 import time
 from typing import Any, Callable, Optional
 
-__all__ = ["install_fetch_timing", "uninstall_fetch_timing", "WorkerInit", "flush_stats", "FLAG_NAME"]
+__all__ = ["install_fetch_timing", "WorkerInit", "flush_stats", "FLAG_NAME"]
 
 FLAG_NAME = "cprofile.on"
 _FLUSH_EVERY = 1.0  # seconds
@@ -102,13 +102,6 @@ def _stop_profile() -> None:
         pass
 
 
-def _patch_fetchers() -> None:
-    """Wrap the fetchers' ``fetch`` (idle until ``install_fetch_timing`` runs in a process)."""
-    for cls in _fetcher_classes():
-        if not hasattr(cls.fetch, "__trainprobe_original__"):
-            cls.fetch = _wrap_fetch(cls.fetch)
-
-
 def install_fetch_timing(out_dir: str, t0: float, worker_id: int, loader_id: int = 0) -> None:
     """Time fetches in this process; safe to call again (e.g. in a forked worker)."""
     worker_dir = os.path.join(out_dir, "workers")
@@ -126,15 +119,9 @@ def install_fetch_timing(out_dir: str, t0: float, worker_id: int, loader_id: int
         ),
     )
     _state.pop("profiler", None)
-    _patch_fetchers()
-
-
-def uninstall_fetch_timing() -> None:
     for cls in _fetcher_classes():
-        original = getattr(cls.fetch, "__trainprobe_original__", None)
-        if original is not None:
-            cls.fetch = original
-    _state.clear()
+        if not hasattr(cls.fetch, "__trainprobe_original__"):
+            cls.fetch = _wrap_fetch(cls.fetch)
 
 
 def flush_stats() -> None:
