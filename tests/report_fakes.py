@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
-from trainprobe.diagnosis import Diagnosis, Evidence, Finding, Gain, RuleDocs, Verdict, Verification
+from trainprobe.findings import Diagnosis, Evidence, Finding, Gain, RuleDocs, Verdict, Verification
 from trainprobe.record import (Availability, DiskInfo, Environment, FuncStat, GpuInfo, GpuSeries, Hotspots,
                                HostSamples, Invocation, LoaderSettings, ModelInfo, OpStat, OptimizerSettings,
                                Outcome, ProcessSeries, ProfilerSummary, RunRecord, Samples, Settings, Step,

@@ -79,7 +79,7 @@ def install_fake_nvml(monkeypatch: Any, module: types.ModuleType) -> None:
 
 def fake_torch_facts(gpus: list[FakeGpu], cuda_build: str = "12.4", ops_error: Optional[str] = None,
                      arch_list: tuple[str, ...] = ("sm_70", "sm_75", "sm_80", "sm_86", "sm_90")):
-    from trainprobe.readiness.model import TorchDevice, TorchFacts
+    from trainprobe.readiness.results import TorchDevice, TorchFacts
     from trainprobe.record import Availability
     return TorchFacts(
         availability=Availability(True, None), torch=f"2.5.1+cu{cuda_build.replace('.', '')}",
@@ -95,7 +95,7 @@ def fake_torch_facts(gpus: list[FakeGpu], cuda_build: str = "12.4", ops_error: O
 def _bench(key: str, value: float, unit: str, details: dict[str, Any]):
     from trainprobe.readiness.fmt import fmt_rate
     from trainprobe.readiness.items import ITEM_TITLES
-    from trainprobe.readiness.model import Measurement
+    from trainprobe.readiness.results import Measurement
     return Measurement(key=key, title=ITEM_TITLES[key], value=value, unit=unit,
                        shown=fmt_rate(value, unit), details=details, seconds=1.0)
 

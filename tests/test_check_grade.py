@@ -9,7 +9,7 @@ import pytest
 
 from trainprobe.readiness import CheckResult, Expectations, grade_all, verdict_of
 from trainprobe.readiness.expect import ExpectError, load_expectations, parse_expectations
-from trainprobe.readiness.model import FAIL, PASS, SKIP, WARN, Grade
+from trainprobe.readiness.results import FAIL, PASS, SKIP, WARN, Grade
 from trainprobe.readiness.peaks import expected_peaks, pcie_bandwidth_gbps
 from trainprobe.readiness.render import render_text
 
@@ -204,7 +204,7 @@ def test_text_rendering_is_aligned_and_colourless_when_asked():
 
 def test_missing_torch_fails_and_dependent_items_step_aside():
     r = load("here_quick.json")
-    from trainprobe.readiness.model import TorchFacts
+    from trainprobe.readiness.results import TorchFacts
     from trainprobe.record import Availability
     from trainprobe.readiness.items import QUICK_ITEMS
     facts = dataclasses.replace(r.facts, torch=TorchFacts(

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from trainprobe import engine
-from trainprobe.diagnosis import CATEGORIES, Diagnosis, Finding, Gain
+from trainprobe.findings import CATEGORIES, Diagnosis, Finding, Gain
 from trainprobe.engine import diagnose, load_rules, rank_findings
 from trainprobe.engine.expr import Missing, RuleSyntaxError, compile_expression
 from trainprobe.facts import FACT_CATALOG

@@ -10,9 +10,9 @@ from dataclasses import replace
 
 import pytest
 
-from trainprobe.diagnosis import Fact
+from trainprobe.findings import Fact
 from trainprobe.facts import FACT_CATALOG, compute_facts, facts_by_name
-from trainprobe.facts.loader import suggest_num_workers
+from trainprobe.facts.input import suggest_num_workers
 from trainprobe.record import RunRecord
 
 sys.path.insert(0, os.path.dirname(__file__))

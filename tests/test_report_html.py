@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import report_fakes as F
-from trainprobe.diagnosis import Diagnosis, Verdict
+from trainprobe.findings import Diagnosis, Verdict
 from trainprobe.record import RunRecord
 from trainprobe.report import MAX_POINTS, render_html, write_html
 

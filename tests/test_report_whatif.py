@@ -3,7 +3,7 @@
 import dataclasses
 
 from report_fakes import input_bound_diagnosis, input_bound_record
-from trainprobe.diagnosis import Verification
+from trainprobe.findings import Verification
 from trainprobe.report import render_html, terminal_summary
 
 

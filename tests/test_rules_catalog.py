@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from trainprobe.cli import main
-from trainprobe.diagnosis import SEVERITIES
+from trainprobe.findings import SEVERITIES
 from trainprobe.engine import DOC_SECTIONS, diagnose, load_rules
 from trainprobe.record import RunRecord
 from trainprobe.resources import rules_dir

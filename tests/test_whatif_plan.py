@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from trainprobe.api import DiagnoseResult
-from trainprobe.diagnosis import Diagnosis, Fact, Finding, Verdict
+from trainprobe.findings import Diagnosis, Fact, Finding, Verdict
 from trainprobe.record import Environment, Invocation, LoaderSettings, RunRecord, Settings
 from trainprobe.whatif import verify_result
 from trainprobe.whatif.plan import MAX_ROUNDS, num_workers_sweep, plan_candidates, schedule

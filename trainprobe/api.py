@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 
-from .diagnosis import Diagnosis, Verdict
+from .findings import Diagnosis, Verdict
 from .probe.config import WindowPlan
 from .record import RunRecord
-from .serial import write_json_atomic
+from .jsonio import write_json_atomic
 
 __all__ = [
     "TrainprobeError",

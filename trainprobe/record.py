@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
-from .serial import JsonMixin
+from .jsonio import JsonMixin
 
 __all__ = [
     "SCHEMA_VERSION",

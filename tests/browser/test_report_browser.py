@@ -12,7 +12,7 @@ import pytest
 
 import report_fakes as F
 from chromium import find_chromium, load_report, screenshot
-from trainprobe.diagnosis import Diagnosis, Verdict
+from trainprobe.findings import Diagnosis, Verdict
 from trainprobe.record import RunRecord
 from trainprobe.report import write_html
 

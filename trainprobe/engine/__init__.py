@@ -10,11 +10,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Sequence
 
-from ..diagnosis import Diagnosis, Verdict
+from ..findings import Diagnosis, Verdict
 from ..facts import compute_facts, facts_by_name
 from ..record import RunRecord
 from .evaluate import evaluate_rule, evaluate_rules
-from .loader import RuleFileError, load_rule_file, load_rules
+from .rulefiles import RuleFileError, load_rule_file, load_rules
 from .rule import DOC_SECTIONS, Rule
 from .verdict import breakdown, make_verdict, rank_findings
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from ..diagnosis import Evidence, Finding, Gain
+from ..findings import Evidence, Finding, Gain
 from ..facts import FACT_CATALOG
 from .expr import Missing
 from .formats import format_value, secs, times

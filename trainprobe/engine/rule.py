@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from ..diagnosis import RuleDocs
+from ..findings import RuleDocs
 from .expr import Expression, Template
 
 __all__ = ["Rule", "EvidenceSpec", "REQUIRED_KEYS", "OPTIONAL_KEYS", "DOC_SECTIONS",

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ..diagnosis import CATEGORIES, SEVERITIES, Finding, Verdict
+from ..findings import CATEGORIES, SEVERITIES, Finding, Verdict
 from .formats import pct, times
 
 __all__ = ["breakdown", "rank_findings", "make_verdict"]

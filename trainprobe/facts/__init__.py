@@ -3,7 +3,7 @@
 Each family module (``steps``, ``loader``, ``host``, ``profiler``, ``gpu``,
 ``settings``) declares ``FACTS`` (name -> unit and meaning) and
 ``compute(record) -> dict``. ``compute_facts`` runs them all and returns one
-:class:`~trainprobe.diagnosis.Fact` per catalog entry, with ``None`` where the
+:class:`~trainprobe.findings.Fact` per catalog entry, with ``None`` where the
 record cannot tell (no profiler window, no GPU, the script crashed early...).
 A family that fails on an odd record gives ``None`` for its facts instead of
 stopping the diagnosis.
@@ -14,10 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from ..diagnosis import Fact
+from ..findings import Fact
 from ..record import RunRecord
-from . import gpu, host, loader, profiler, settings, steps
-from .loader import suggest_prefetch_factor
+from . import gpu, host, input, ops, settings, steps
+from .input import suggest_prefetch_factor
 
 __all__ = ["FactSpec", "FACT_CATALOG", "FAMILIES", "compute_facts", "facts_by_name"]
 
@@ -30,7 +30,7 @@ class FactSpec:
     meaning: str
 
 
-FAMILIES = (steps, loader, host, profiler, gpu, settings)
+FAMILIES = (steps, input, host, ops, gpu, settings)
 
 FACT_CATALOG: dict[str, FactSpec] = {
     name: FactSpec(name, unit, module.FAMILY, meaning)

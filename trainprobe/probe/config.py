@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
-from ..serial import JsonMixin
+from ..jsonio import JsonMixin
 
 __all__ = ["WindowPlan", "ChildConfig", "CONFIG_ENV"]
 

@@ -9,7 +9,7 @@ in :mod:`.items`, benchmarks in child processes from :mod:`.bench`),
 from .collect import build_result, collect_facts, run_check
 from .expect import ExpectError, Expectations, load_expectations
 from .grade import grade_all, verdict_of
-from .model import CheckResult, Grade, MachineFacts, Measurement, TorchFacts
+from .results import CheckResult, Grade, MachineFacts, Measurement, TorchFacts
 from .render import render_html, render_text
 from .summary import load_results, render_summary_html, render_summary_text, summarize
 

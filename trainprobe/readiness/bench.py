@@ -22,7 +22,7 @@ from typing import Any, Callable, Optional
 
 __all__ = ["RESULT_TAG", "BENCHMARKS", "main"]
 
-from .model import RESULT_TAG
+from .results import RESULT_TAG
 
 
 def _emit(payload: dict[str, Any]) -> None:

@@ -24,7 +24,7 @@ from .expect import Expectations
 from .fmt import fmt_rate
 from .grade import grade_all, verdict_of
 from .items import ITEM_TITLES, QUICK_ITEMS
-from .model import RESULT_TAG, CheckResult, MachineFacts, Measurement, TorchFacts
+from .results import RESULT_TAG, CheckResult, MachineFacts, Measurement, TorchFacts
 from .progress import Progress
 
 __all__ = ["collect_facts", "collect_torch_facts", "run_bench", "run_benchmarks", "run_check",

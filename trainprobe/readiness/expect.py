@@ -24,7 +24,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from ..serial import JsonMixin
+from ..jsonio import JsonMixin
 
 if sys.version_info >= (3, 11):
     import tomllib

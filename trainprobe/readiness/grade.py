@@ -13,7 +13,7 @@ from typing import Callable, Optional
 from .expect import REQUIREMENT_ITEMS, Expectations, parse_version
 from .fmt import COULD_NOT_COLLECT, GIB
 from .items import ITEM_TITLES
-from .model import (EXIT_CODES, FAIL, NOT_READY, PASS, READY, SKIP, WARN, WARNINGS,
+from .results import (EXIT_CODES, FAIL, NOT_READY, PASS, READY, SKIP, WARN, WARNINGS,
                     Grade, MachineFacts, Measurement)
 from .peaks import expected_peaks, pcie_bandwidth_gbps
 

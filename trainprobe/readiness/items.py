@@ -12,7 +12,7 @@ from typing import Callable, Optional
 
 from ..record import GpuInfo
 from .fmt import COULD_NOT_COLLECT, fmt_bytes
-from .model import MachineFacts, Measurement, TorchDevice
+from .results import MachineFacts, Measurement, TorchDevice
 
 __all__ = ["QUICK_ITEMS", "ITEM_TITLES", "NO_GPU_REASON"]
 

@@ -8,7 +8,7 @@ from typing import Any, Optional, TextIO
 
 from ..resources import templates_dir
 from .fmt import fmt_bytes
-from .model import FAIL, PASS, SKIP, VERDICT_TEXT, WARN, CheckResult, Grade
+from .results import FAIL, PASS, SKIP, VERDICT_TEXT, WARN, CheckResult, Grade
 
 __all__ = ["use_color", "render_text", "render_html", "jinja_env", "environment_rows"]
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from .fmt import fmt_bytes
-from .model import CHECK_KIND, FAIL, NOT_READY, READY, VERDICT_TEXT, WARN, WARNINGS, CheckResult
+from .results import CHECK_KIND, FAIL, NOT_READY, READY, VERDICT_TEXT, WARN, WARNINGS, CheckResult
 
 __all__ = ["LoadProblem", "SummaryRow", "ClassSummary", "load_results", "summarize",
            "render_summary_text", "render_summary_html"]

@@ -22,10 +22,10 @@ from typing import Any, Optional
 import jinja2
 from markupsafe import Markup
 
-from ..diagnosis import Diagnosis
+from ..findings import Diagnosis
 from ..record import RunRecord
 from ..resources import templates_dir
-from ..serial import to_dict, write_text_atomic
+from ..jsonio import to_dict, write_text_atomic
 from . import format as fmt
 from .downsample import thin_indices
 from .details import environment_section, hotspots_section, ops_section, settings_section

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Optional
 
-from ..diagnosis import Diagnosis
+from ..findings import Diagnosis
 from ..record import RunRecord
 from .sections import rank_findings, verdict_section
 

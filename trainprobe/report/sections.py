@@ -15,7 +15,7 @@ import statistics
 from datetime import datetime
 from typing import Any, Optional, Sequence
 
-from ..diagnosis import Diagnosis, Finding
+from ..findings import Diagnosis, Finding
 from ..record import PHASE_WARMUP, RunRecord, Step
 from . import format as fmt
 

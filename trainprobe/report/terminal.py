@@ -12,7 +12,7 @@ import textwrap
 from pathlib import Path
 from typing import IO, Optional
 
-from ..diagnosis import Diagnosis
+from ..findings import Diagnosis
 from ..record import RunRecord
 from . import format as fmt
 from .sections import CATEGORY_TEXT, STATUS_TEXT, rank_findings, verdict_section

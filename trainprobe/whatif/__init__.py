@@ -3,7 +3,7 @@
 ``verify_result`` (after ``trainprobe diagnose --verify``) and ``verify_record``
 (``trainprobe verify run.json``) re-run short bounded windows of the script,
 alternating a baseline and each fix, and attach a
-:class:`~trainprobe.diagnosis.Verification` to every finding. A gain is
+:class:`~trainprobe.findings.Verification` to every finding. A gain is
 reported as measured only when every baseline/fix pair (two at least) was
 faster by more than 5 % and by more than the baseline runs differed among
 themselves; otherwise the finding says "no measurable gain here".

@@ -15,7 +15,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Optional
 
-from ..diagnosis import Diagnosis, Finding, Verification
+from ..findings import Diagnosis, Finding, Verification
 from ..record import RunRecord
 from .fixes import INJECTABLE, NOT_INJECTED
 

@@ -1,7 +1,7 @@
 """The what-if, end to end: plan, run the trials, and write what was measured into the report.
 
 ``verify_result`` takes a finished diagnosis and returns a new one whose
-findings carry a :class:`~trainprobe.diagnosis.Verification`; the report and
+findings carry a :class:`~trainprobe.findings.Verification`; the report and
 ``summary.json`` are rewritten, and ``whatif.json`` next to ``run.json``
 keeps every trial.
 """
@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Callable, Optional, Sequence
 
 from ..api import DiagnoseResult, TrainprobeError, finish, render
-from ..diagnosis import Diagnosis, Finding, Verification
+from ..findings import Diagnosis, Finding, Verification
 from ..record import Invocation, RunRecord
-from ..serial import write_json_atomic
+from ..jsonio import write_json_atomic
 from .plan import NUMERICS_FIXES, Candidate, plan_candidates
 from .session import Outcome, Session
 from .trials import GAIN_THRESHOLD, Interval, Trial, is_measured_gain, spread

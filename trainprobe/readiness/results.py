@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from ..record import Availability, Environment
-from ..serial import JsonMixin
+from ..jsonio import JsonMixin
 
 __all__ = [
     "PASS", "WARN", "FAIL", "SKIP", "STATUSES",

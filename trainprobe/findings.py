@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional, Union
 
-from .serial import JsonMixin
+from .jsonio import JsonMixin
 
 __all__ = [
     "SEVERITIES",

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
-from ..diagnosis import CATEGORIES, SEVERITIES, RuleDocs
+from ..findings import CATEGORIES, SEVERITIES, RuleDocs
 from ..facts import FACT_CATALOG
 from ..resources import rules_dir
 from .expr import RuleSyntaxError, compile_expression, compile_template
