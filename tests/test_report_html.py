@@ -209,4 +209,4 @@ def test_public_surface():
 
     for name in report.__all__:
         assert hasattr(report, name), name
-    assert {"render_html", "write_html", "terminal_summary", "use_color", "json_summary", "downsample"} <= set(report.__all__)
+    assert {"render_html", "write_html", "terminal_summary", "json_summary", "downsample"} <= set(report.__all__)

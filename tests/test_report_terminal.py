@@ -3,12 +3,7 @@ import json
 from pathlib import Path
 
 import report_fakes as F
-from trainprobe.report import json_summary, terminal_summary, use_color
-
-
-class _Tty(io.StringIO):
-    def isatty(self):
-        return True
+from trainprobe.report import json_summary, terminal_summary
 
 
 def test_summary_has_verdict_numbers_top_findings_and_path():
@@ -37,18 +32,6 @@ def test_crash_is_said_first():
     text = terminal_summary(F.crashed_record(), F.crashed_diagnosis(), None, color=False)
     assert text.splitlines()[0] == "The run failed (exit code 1)."
     assert "RuntimeError: CUDA error: out of memory" in text
-
-
-def test_use_color_respects_no_color_term_and_tty(monkeypatch):
-    monkeypatch.delenv("NO_COLOR", raising=False)
-    monkeypatch.setenv("TERM", "xterm-256color")
-    assert use_color(_Tty()) is True
-    assert use_color(io.StringIO()) is False
-    monkeypatch.setenv("NO_COLOR", "1")
-    assert use_color(_Tty()) is False
-    monkeypatch.setenv("NO_COLOR", "")
-    monkeypatch.setenv("TERM", "dumb")
-    assert use_color(_Tty()) is False
 
 
 def test_json_summary_for_machines():

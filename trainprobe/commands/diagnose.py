@@ -30,7 +30,8 @@ def build_plan(warmup_steps: int, steps: Optional[int], window: float, max_secon
 
 
 def print_outcome(result, as_json: bool, quiet: bool) -> None:
-    from ..report import terminal_summary, use_color
+    from ..display import use_color
+    from ..report import terminal_summary
 
     stream = sys.stderr if as_json else sys.stdout
     if not quiet or not as_json:

@@ -7,7 +7,7 @@ from typing import Any, Optional
 from ..findings import Evidence, Finding, Gain
 from ..facts import FACT_CATALOG
 from .expr import Missing
-from .formats import format_value, secs, times
+from .. import display
 from .rule import Rule
 
 __all__ = ["fact_context", "evaluate_rule", "evaluate_rules", "RuleRuntimeError"]
@@ -49,9 +49,9 @@ def _gain(rule: Rule, context: dict[str, Any], median: Optional[float]) -> Gain:
     if not seconds:
         text = ""
     elif speedup and speedup >= 1.05:
-        text = f"about {times(speedup)} faster steps ({secs(seconds)} less per step)"
+        text = f"about {display.ratio(speedup)} faster steps ({display.seconds(seconds)} less per step)"
     else:
-        text = f"about {secs(seconds)} less per step"
+        text = f"about {display.seconds(seconds)} less per step"
     return Gain(seconds_per_step=seconds, speedup=speedup, text=text)
 
 
@@ -74,7 +74,7 @@ def _evidence(rule: Rule, facts: dict[str, object], context: dict[str, Any]
             continue  # a number this run could not measure is no evidence
         unit = FACT_CATALOG[spec.fact].unit
         threshold = spec.threshold.render(context) if spec.threshold else None
-        out.append(Evidence(label=spec.label, value=format_value(facts.get(spec.fact), unit),
+        out.append(Evidence(label=spec.label, value=display.by_unit(facts.get(spec.fact), unit),
                             threshold=threshold or None, fact=spec.fact))
     return tuple(out)
 

@@ -25,9 +25,9 @@ from jinja2.runtime import Undefined
 from jinja2.sandbox import SandboxedEnvironment
 from jinja2.utils import missing
 
-from . import formats
+from .. import display
 
-__all__ = ["Missing", "ENV", "HELPERS", "RuleSyntaxError", "compile_expression",
+__all__ = ["Missing", "ENV", "HELPERS", "RULE_FILTERS", "RuleSyntaxError", "compile_expression",
            "compile_template", "Expression", "Template"]
 
 _MAX_POWER = 64
@@ -68,7 +68,7 @@ class Missing(Undefined):
     __hash__ = Undefined.__hash__
 
     def __str__(self) -> str:
-        return "n/a"
+        return display.UNKNOWN
 
     def __bool__(self) -> bool:
         return False
@@ -115,6 +115,18 @@ HELPERS: dict[str, Callable] = {
 }
 
 
+# The filters rule messages use ({{ data_wait_share|pct }}); the numbers look as they do in the report.
+RULE_FILTERS: dict[str, Callable] = {
+    "pct": display.share,
+    "secs": display.seconds,
+    "bytes": display.nbytes,
+    "rate": display.rate,
+    "times": display.ratio,
+    "num": display.number,
+    "yesno": display.yes_no,
+}
+
+
 class _RuleEnvironment(SandboxedEnvironment):
     intercepted_binops = frozenset(["**"])
 
@@ -129,7 +141,7 @@ ENV = _RuleEnvironment(autoescape=False, undefined=Missing, trim_blocks=True,
 ENV.globals.clear()
 ENV.globals.update(HELPERS)
 ENV.filters.pop("attr", None)  # rules read facts, not attributes by name
-ENV.filters.update(formats.FILTERS)
+ENV.filters.update(RULE_FILTERS)
 
 
 class RuleSyntaxError(ValueError):

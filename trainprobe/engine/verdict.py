@@ -31,7 +31,7 @@ from __future__ import annotations
 from typing import Optional
 
 from ..findings import CATEGORIES, SEVERITIES, Finding, Verdict
-from .formats import pct, times
+from .. import display
 
 __all__ = ["breakdown", "rank_findings", "make_verdict"]
 
@@ -165,12 +165,12 @@ def make_verdict(facts: dict[str, object], ranked: list[Finding]) -> Verdict:
         common["breakdown"] = _credit(split, top, facts.get("step_time_median"))
         headline = _sentence(top.title)
         if top.gain.speedup and top.gain.speedup >= 1.05:
-            headline += f" Fixing it could make steps about {times(top.gain.speedup)} faster."
+            headline += f" Fixing it could make steps about {display.ratio(top.gain.speedup)} faster."
         return Verdict(category=top.category, headline=headline, primary_finding=top.id,
                        **common)
     largest = max((c for c in split if c != "compute"), key=split.get, default=None)
     if largest and split[largest] >= _DOMINANT:
-        headline = (f"{pct(split[largest])} of the step is {_SHARE_TEXT[largest]}, "
+        headline = (f"{display.share(split[largest])} of the step is {_SHARE_TEXT[largest]}, "
                     f"but no rule found a specific cause.")
         return Verdict(category=largest, headline=headline, **common)
     headline = _compute_headline(facts)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from .downsample import MAX_POINTS, downsample
 from .html import render_html, write_html
 from .jsonout import json_summary
-from .terminal import terminal_summary, use_color
+from .terminal import terminal_summary
 
-__all__ = ["render_html", "write_html", "terminal_summary", "use_color", "json_summary",
+__all__ = ["render_html", "write_html", "terminal_summary", "json_summary",
            "downsample", "MAX_POINTS"]

@@ -10,8 +10,8 @@ import os
 from typing import Any, Sequence
 
 from ..record import RunRecord
-from . import format as fmt
-from .sections import bare_reason, yes_no
+from .. import display
+from .sections import bare_reason
 
 __all__ = ["HOTSPOTS_SHOWN", "ops_section", "hotspots_section", "environment_section", "settings_section"]
 
@@ -23,32 +23,32 @@ def ops_section(record: RunRecord) -> dict[str, Any]:
     p = record.profiler
     def rows(ops, key):
         top = max((getattr(o, key) for o in ops), default=0.0) or 1.0
-        return [{"name": o.name, "calls": fmt.count(o.calls), "self_cpu": fmt.seconds(o.self_cpu),
-                 "cpu_total": fmt.seconds(o.cpu_total), "self_cuda": fmt.seconds(o.self_cuda),
-                 "cuda_total": fmt.seconds(o.cuda_total), "shapes": o.input_shapes or "",
+        return [{"name": o.name, "calls": display.count(o.calls), "self_cpu": display.seconds(o.self_cpu),
+                 "cpu_total": display.seconds(o.cpu_total), "self_cuda": display.seconds(o.self_cuda),
+                 "cuda_total": display.seconds(o.cuda_total), "shapes": o.input_shapes or "",
                  "bar": getattr(o, key) / top} for o in ops]
     summary = [
-        ("steps profiled", fmt.count(p.steps)), ("window", fmt.seconds(p.wall)),
-        ("ops per step", fmt.number(p.ops_per_step)),
-        ("top-level ops per step", fmt.number(p.toplevel_ops_per_step)),
-        ("mean CPU time per top-level op", fmt.seconds(p.mean_toplevel_op_time)),
-        ("kernel launches per step", fmt.number(p.launches_per_step)),
-        ("mean kernel time", fmt.seconds(p.mean_kernel_time)),
-        ("GPU idle in window", fmt.share(p.gpu_idle_share)),
-        ("host→device copies per step", fmt.number(p.h2d_copies_per_step)),
-        ("host→device bytes per step", fmt.nbytes(p.h2d_bytes_per_step)),
-        ("… from pageable memory", fmt.nbytes(p.h2d_pageable_bytes_per_step)),
-        ("syncs per step", fmt.number(p.syncs_per_step)),
-        ("matmul/conv share", fmt.share(p.matmul_conv_share)),
-        ("… in fp32", fmt.share(p.fp32_matmul_conv_share)),
-        ("peak memory allocated", fmt.nbytes(p.peak_memory_allocated)),
+        ("steps profiled", display.count(p.steps)), ("window", display.seconds(p.wall)),
+        ("ops per step", display.number(p.ops_per_step)),
+        ("top-level ops per step", display.number(p.toplevel_ops_per_step)),
+        ("mean CPU time per top-level op", display.seconds(p.mean_toplevel_op_time)),
+        ("kernel launches per step", display.number(p.launches_per_step)),
+        ("mean kernel time", display.seconds(p.mean_kernel_time)),
+        ("GPU idle in window", display.share(p.gpu_idle_share)),
+        ("host→device copies per step", display.number(p.h2d_copies_per_step)),
+        ("host→device bytes per step", display.nbytes(p.h2d_bytes_per_step)),
+        ("… from pageable memory", display.nbytes(p.h2d_pageable_bytes_per_step)),
+        ("syncs per step", display.number(p.syncs_per_step)),
+        ("matmul/conv share", display.share(p.matmul_conv_share)),
+        ("… in fp32", display.share(p.fp32_matmul_conv_share)),
+        ("peak memory allocated", display.nbytes(p.peak_memory_allocated)),
     ]
     return {
         "available": p.availability.available,
         "reason": bare_reason(p.availability.reason or "the profiler window did not run"),
         "activities": ", ".join(p.activities),
-        "summary": [(k, v) for k, v in summary if v != fmt.MISSING],
-        "sync_calls": [(k, fmt.number(v)) for k, v in sorted(p.sync_calls.items(), key=lambda kv: -kv[1])],
+        "summary": [(k, v) for k, v in summary if v != display.UNKNOWN],
+        "sync_calls": [(k, display.number(v)) for k, v in sorted(p.sync_calls.items(), key=lambda kv: -kv[1])],
         "cpu": rows(p.top_cpu_ops, "self_cpu"),
         "cuda": rows(p.top_cuda_ops, "self_cuda"), "shown": HOTSPOTS_SHOWN,
         "trace_path": p.trace_path,
@@ -76,60 +76,60 @@ def hotspots_section(record: RunRecord) -> dict[str, Any]:
     inv = record.invocation
     roots = [os.path.dirname(inv.script) if inv.script else "", inv.cwd, _TRAINPROBE_ROOT]
     def rows(funcs, window):
-        return [{"function": fn.function, "where": _where(fn.file, fn.line, roots), "calls": fmt.count(fn.calls),
-                 "self": fmt.seconds(fn.self_time), "cumulative": fmt.seconds(fn.cumulative),
-                 "self_share": fmt.share(fn.self_time / window) if window else fmt.MISSING,
+        return [{"function": fn.function, "where": _where(fn.file, fn.line, roots), "calls": display.count(fn.calls),
+                 "self": display.seconds(fn.self_time), "cumulative": display.seconds(fn.cumulative),
+                 "self_share": display.share(fn.self_time / window) if window else display.UNKNOWN,
                  "category": fn.category or "", "user": fn.user_code} for fn in funcs]
     cats = sorted(h.worker_categories.items(), key=lambda kv: -kv[1])
     return {
         "available": h.availability.available,
         "reason": bare_reason(h.availability.reason or "the cProfile window did not run"),
-        "window": fmt.seconds(h.window), "steps": h.steps, "worker_window": fmt.seconds(h.worker_window),
+        "window": display.seconds(h.window), "steps": h.steps, "worker_window": display.seconds(h.worker_window),
         "main": rows(h.main, h.window), "workers": rows(h.workers, h.worker_window), "shown": HOTSPOTS_SHOWN,
-        "categories": [{"label": k, "share": v, "text": fmt.share(v)} for k, v in cats if v > 0],
+        "categories": [{"label": k, "share": v, "text": display.share(v)} for k, v in cats if v > 0],
     }
 
 
 def environment_section(record: RunRecord) -> dict[str, Any]:
     e = record.environment
-    pillow = e.pillow or fmt.MISSING
+    pillow = e.pillow or display.UNKNOWN
     if e.pillow:
         flavour = "Pillow-SIMD" if e.pillow_simd else "Pillow"
         turbo = {True: ", libjpeg-turbo", False: ", plain libjpeg", None: ""}[e.libjpeg_turbo]
         pillow = f"{flavour} {e.pillow}{turbo}"
-    cores = f"{fmt.count(e.logical_cores)} logical, {fmt.count(e.physical_cores)} physical"
+    cores = f"{display.count(e.logical_cores)} logical, {display.count(e.physical_cores)} physical"
     if e.usable_cores is not None:
-        cores += f", {fmt.count(e.usable_cores)} usable by this run"
+        cores += f", {display.count(e.usable_cores)} usable by this run"
     rows = [
         ("Python", e.python), ("Platform", e.platform),
-        ("PyTorch", (e.torch or fmt.MISSING) + (f" (CUDA {e.torch_cuda_build})" if e.torch_cuda_build else "")),
-        ("torchvision", e.torchvision or fmt.MISSING),
-        ("cuDNN", str(e.cudnn) if e.cudnn else fmt.MISSING),
-        ("CUDA available", yes_no(e.cuda_available)),
-        ("NVIDIA driver", e.driver or fmt.MISSING),
+        ("PyTorch", (e.torch or display.UNKNOWN) + (f" (CUDA {e.torch_cuda_build})" if e.torch_cuda_build else "")),
+        ("torchvision", e.torchvision or display.UNKNOWN),
+        ("cuDNN", str(e.cudnn) if e.cudnn else display.UNKNOWN),
+        ("CUDA available", display.yes_no(e.cuda_available)),
+        ("NVIDIA driver", e.driver or display.UNKNOWN),
         ("NVML", "available" if e.nvml.available else f"unavailable: {bare_reason(e.nvml.reason or 'unknown reason')}"),
-        ("CPU", e.cpu_model or fmt.MISSING), ("Cores", cores),
-        ("CPU quota (cgroup)", fmt.number(e.cgroup_cpu_limit) + " cores" if e.cgroup_cpu_limit else "none"),
-        ("RAM", fmt.nbytes(e.ram_total)), ("Swap", fmt.nbytes(e.swap_total)),
-        ("/dev/shm", fmt.nbytes(e.shm_total)), ("Pillow", pillow),
-        ("torch threads", f"{fmt.count(e.torch_threads)} intra-op, {fmt.count(e.torch_interop_threads)} inter-op"),
+        ("CPU", e.cpu_model or display.UNKNOWN), ("Cores", cores),
+        ("CPU quota (cgroup)", display.number(e.cgroup_cpu_limit) + " cores" if e.cgroup_cpu_limit else "none"),
+        ("RAM", display.nbytes(e.ram_total)), ("Swap", display.nbytes(e.swap_total)),
+        ("/dev/shm", display.nbytes(e.shm_total)), ("Pillow", pillow),
+        ("torch threads", f"{display.count(e.torch_threads)} intra-op, {display.count(e.torch_interop_threads)} inter-op"),
     ]
-    gpus = [{"index": g.index, "name": g.name, "memory": fmt.nbytes(g.memory_total),
-             "cc": g.compute_capability or fmt.MISSING,
-             "power": f"{fmt.number(g.power_limit_w)} W" + (f" (max {fmt.number(g.power_max_w)} W)" if g.power_max_w else "")
-             if g.power_limit_w else fmt.MISSING,
-             "pcie": _pcie(g), "bf16": yes_no(g.bf16), "tf32": yes_no(g.tf32)} for g in e.gpus]
-    disks = [{"path": d.path, "device": d.device or fmt.MISSING, "fstype": d.fstype or fmt.MISSING,
+    gpus = [{"index": g.index, "name": g.name, "memory": display.nbytes(g.memory_total),
+             "cc": g.compute_capability or display.UNKNOWN,
+             "power": f"{display.number(g.power_limit_w)} W" + (f" (max {display.number(g.power_max_w)} W)" if g.power_max_w else "")
+             if g.power_limit_w else display.UNKNOWN,
+             "pcie": _pcie(g), "bf16": display.yes_no(g.bf16), "tf32": display.yes_no(g.tf32)} for g in e.gpus]
+    disks = [{"path": d.path, "device": d.device or display.UNKNOWN, "fstype": d.fstype or display.UNKNOWN,
               "kind": "network" if d.network else ("rotational (hint)" if d.rotational else
-                                                   ("solid-state (hint)" if d.rotational is False else fmt.MISSING)),
-              "free": f"{fmt.nbytes(d.free_bytes)} of {fmt.nbytes(d.total_bytes)}"} for d in e.disks]
+                                                   ("solid-state (hint)" if d.rotational is False else display.UNKNOWN)),
+              "free": f"{display.nbytes(d.free_bytes)} of {display.nbytes(d.total_bytes)}"} for d in e.disks]
     return {"rows": rows, "gpus": gpus, "disks": disks,
             "gpu_reason": None if e.gpus else bare_reason(e.nvml.reason or "no NVIDIA GPU was found")}
 
 
 def _pcie(g) -> str:
     if g.pcie_gen is None:
-        return fmt.MISSING
+        return display.UNKNOWN
     now = f"gen {g.pcie_gen} ×{g.pcie_width or '?'}"
     if g.pcie_gen_max is not None:
         now += f" (max gen {g.pcie_gen_max} ×{g.pcie_width_max or '?'})"
@@ -140,52 +140,52 @@ def settings_section(record: RunRecord) -> dict[str, Any]:
     s = record.settings
     loaders = [{
         "title": f"DataLoader {d.loader_id}" + (" (training)" if d.used_in_training else ""),
-        "dataset": d.dataset_type + (f" ({fmt.count(d.dataset_len)} items)" if d.dataset_len is not None else ""),
+        "dataset": d.dataset_type + (f" ({display.count(d.dataset_len)} items)" if d.dataset_len is not None else ""),
         "created": d.created_at or "",
         "rows": [
-            ("batch size", fmt.count(d.batch_size)), ("num_workers", str(d.num_workers)),
-            ("pin_memory", yes_no(d.pin_memory)), ("persistent_workers", yes_no(d.persistent_workers)),
-            ("prefetch_factor", fmt.count(d.prefetch_factor)), ("worker start method", d.start_method or fmt.MISSING),
-            ("drop_last", yes_no(d.drop_last)), ("sampler", (d.sampler_type or fmt.MISSING).rsplit(".", 1)[-1]),
-            ("batches drawn", fmt.count(d.batches)), ("iterators (≈ epochs)", fmt.count(d.iterations)),
-            ("time the loop waited", fmt.seconds(d.wait_total)), ("first batch took", fmt.seconds(d.first_batch_wait)),
+            ("batch size", display.count(d.batch_size)), ("num_workers", str(d.num_workers)),
+            ("pin_memory", display.yes_no(d.pin_memory)), ("persistent_workers", display.yes_no(d.persistent_workers)),
+            ("prefetch_factor", display.count(d.prefetch_factor)), ("worker start method", d.start_method or display.UNKNOWN),
+            ("drop_last", display.yes_no(d.drop_last)), ("sampler", (d.sampler_type or display.UNKNOWN).rsplit(".", 1)[-1]),
+            ("batches drawn", display.count(d.batches)), ("iterators (≈ epochs)", display.count(d.iterations)),
+            ("time the loop waited", display.seconds(d.wait_total)), ("first batch took", display.seconds(d.first_batch_wait)),
         ],
     } for d in s.dataloaders]
-    optimizers = [{"type": o.type, "lr": fmt.number(o.lr), "wd": fmt.number(o.weight_decay),
-                   "foreach": {None: "default"}.get(o.foreach, yes_no(o.foreach)),
-                   "fused": {None: "default"}.get(o.fused, yes_no(o.fused)),
-                   "params": fmt.count(o.params), "groups": o.param_groups,
-                   "devices": ", ".join(o.param_devices), "steps": fmt.count(o.steps)} for o in s.optimizers]
-    schedulers = [{"type": c.type, "steps": fmt.count(c.steps), "per_step": fmt.number(c.per_optimizer_step)}
+    optimizers = [{"type": o.type, "lr": display.number(o.lr), "wd": display.number(o.weight_decay),
+                   "foreach": {None: "default"}.get(o.foreach, display.yes_no(o.foreach)),
+                   "fused": {None: "default"}.get(o.fused, display.yes_no(o.fused)),
+                   "params": display.count(o.params), "groups": o.param_groups,
+                   "devices": ", ".join(o.param_devices), "steps": display.count(o.steps)} for o in s.optimizers]
+    schedulers = [{"type": c.type, "steps": display.count(c.steps), "per_step": display.number(c.per_optimizer_step)}
                   for c in s.schedulers]
-    models = [{"type": m.type, "wrapper": m.wrapper or "", "params": fmt.count(m.params),
-               "trainable": fmt.count(m.trainable_params), "size": fmt.nbytes(m.param_bytes),
+    models = [{"type": m.type, "wrapper": m.wrapper or "", "params": display.count(m.params),
+               "trainable": display.count(m.trainable_params), "size": display.nbytes(m.param_bytes),
                "dtypes": ", ".join(m.dtypes), "devices": ", ".join(m.devices),
-               "channels_last": yes_no(m.channels_last), "calls": f"{fmt.count(m.train_calls)} train, {fmt.count(m.eval_calls)} eval",
+               "channels_last": display.yes_no(m.channels_last), "calls": f"{display.count(m.train_calls)} train, {display.count(m.eval_calls)} eval",
                "shapes": ", ".join(m.input_shapes)} for m in s.models]
     amp = "no"
     if s.autocast_forwards:
-        amp = f"yes: {fmt.count(s.autocast_forwards)} forwards under autocast({s.autocast_device or '?'}, {s.autocast_dtype or '?'})"
+        amp = f"yes: {display.count(s.autocast_forwards)} forwards under autocast({s.autocast_device or '?'}, {s.autocast_dtype or '?'})"
     flags = [
-        ("Devices used", ", ".join(s.devices_used) or fmt.MISSING),
-        ("Mixed precision (AMP)", amp), ("GradScaler", yes_no(s.grad_scaler_used)),
+        ("Devices used", ", ".join(s.devices_used) or display.UNKNOWN),
+        ("Mixed precision (AMP)", amp), ("GradScaler", display.yes_no(s.grad_scaler_used)),
         ("torch.compile", "yes" + (f" ({s.compile_graphs} graphs, {s.compile_recompiles} recompiles)"
                                    if s.compile_graphs is not None else "") if s.compiled else "no"),
-        ("cudnn.benchmark", yes_no(s.cudnn_benchmark)), ("cudnn.deterministic", yes_no(s.cudnn_deterministic)),
-        ("deterministic algorithms", yes_no(s.deterministic_algorithms)),
-        ("float32 matmul precision", s.float32_matmul_precision or fmt.MISSING),
-        ("TF32 (matmul / cuDNN)", f"{yes_no(s.cuda_matmul_allow_tf32)} / {yes_no(s.cudnn_allow_tf32)}"),
-        ("anomaly detection", yes_no(s.anomaly_detection)),
-        ("autograd profiler (the script's own)", yes_no(s.autograd_profiler_enabled)),
-        ("CUDA_LAUNCH_BLOCKING", yes_no(s.cuda_launch_blocking)),
-        ("sync debug mode", fmt.MISSING if s.sync_debug_mode is None else str(s.sync_debug_mode)),
-        ("DataParallel / distributed", f"{yes_no(s.data_parallel)} / {yes_no(s.distributed)}"
+        ("cudnn.benchmark", display.yes_no(s.cudnn_benchmark)), ("cudnn.deterministic", display.yes_no(s.cudnn_deterministic)),
+        ("deterministic algorithms", display.yes_no(s.deterministic_algorithms)),
+        ("float32 matmul precision", s.float32_matmul_precision or display.UNKNOWN),
+        ("TF32 (matmul / cuDNN)", f"{display.yes_no(s.cuda_matmul_allow_tf32)} / {display.yes_no(s.cudnn_allow_tf32)}"),
+        ("anomaly detection", display.yes_no(s.anomaly_detection)),
+        ("autograd profiler (the script's own)", display.yes_no(s.autograd_profiler_enabled)),
+        ("CUDA_LAUNCH_BLOCKING", display.yes_no(s.cuda_launch_blocking)),
+        ("sync debug mode", display.UNKNOWN if s.sync_debug_mode is None else str(s.sync_debug_mode)),
+        ("DataParallel / distributed", f"{display.yes_no(s.data_parallel)} / {display.yes_no(s.distributed)}"
          + (f" (world size {s.world_size})" if s.world_size else "")),
-        ("torch threads", fmt.count(s.torch_threads)),
+        ("torch threads", display.count(s.torch_threads)),
         ("step boundary", s.step_boundary),
-        ("backward calls / optimizer steps", f"{fmt.count(s.backward_calls)} / {fmt.count(s.optimizer_steps)}"),
-        ("gradient accumulation", fmt.number(s.grad_accumulation)),
-        ("zero_grad calls (set_to_none=False)", f"{fmt.count(s.zero_grad_calls)} ({fmt.count(s.zero_grad_set_to_none_false)})"),
+        ("backward calls / optimizer steps", f"{display.count(s.backward_calls)} / {display.count(s.optimizer_steps)}"),
+        ("gradient accumulation", display.number(s.grad_accumulation)),
+        ("zero_grad calls (set_to_none=False)", f"{display.count(s.zero_grad_calls)} ({display.count(s.zero_grad_set_to_none_false)})"),
     ]
     return {"loaders": loaders, "optimizers": optimizers, "schedulers": schedulers, "models": models,
             "flags": flags, "env_flags": sorted(s.env_flags.items())}

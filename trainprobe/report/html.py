@@ -15,18 +15,15 @@ from __future__ import annotations
 
 import json
 import os
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, Optional
 
-import jinja2
 from markupsafe import Markup
 
 from ..findings import Diagnosis
 from ..record import RunRecord
-from ..resources import templates_dir
 from ..jsonio import to_dict, write_text_atomic
-from . import format as fmt
+from .. import display
 from .downsample import thin_indices
 from .details import environment_section, hotspots_section, ops_section, settings_section
 from .sections import breakdown_section, findings_section, header_section, outcome_section, verdict_section
@@ -44,19 +41,6 @@ RAW_RECORD_MAX_BYTES = 1_500_000
 RAW_SAMPLES_MAX = 1_500
 RAW_STEPS_MAX = 2_000
 RAW_DIGITS = 6
-
-
-@lru_cache(maxsize=4)
-def _environment(folder: str) -> jinja2.Environment:
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(folder),
-        autoescape=True,  # every template, whatever its extension
-        undefined=jinja2.StrictUndefined,  # a typo in a template fails the tests, not silently
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-    env.filters["pct_width"] = lambda share: f"{max(0.0, min(1.0, share or 0.0)) * 100:.2f}%"
-    return env
 
 
 def _json_for_script(data: Any) -> Markup:
@@ -112,7 +96,7 @@ def embedded_record(record: RunRecord, record_path: Optional[Path] = None) -> tu
     data = to_dict(record)
     size = len(json.dumps(data, default=str, separators=(",", ":")))
     if size <= RAW_RECORD_MAX_BYTES:
-        return data, f"The complete run record ({fmt.nbytes(size)} of JSON)."
+        return data, f"The complete run record ({display.nbytes(size)} of JSON)."
     samples = data["samples"]
     samples["host"], n_host = _thin_series(samples["host"], RAW_SAMPLES_MAX)
     counts = [n_host]
@@ -127,7 +111,7 @@ def embedded_record(record: RunRecord, record_path: Optional[Path] = None) -> tu
             f"{len(data['steps']):,} of its {n_steps:,} steps kept and numbers cut to {RAW_DIGITS} significant digits")
     data["report_note"] = f"an abridged copy: {what}, to keep the report small"
     where = f" The full record is {record_path}." if record_path else " The full record is the run.json that trainprobe wrote."
-    return data, f"An abridged copy of the run record ({fmt.nbytes(size)} of JSON in full): {what}, to keep this file small.{where}"
+    return data, f"An abridged copy of the run record ({display.nbytes(size)} of JSON in full): {what}, to keep this file small.{where}"
 
 
 def report_context(record: RunRecord, diagnosis: Diagnosis,
@@ -158,7 +142,7 @@ def report_context(record: RunRecord, diagnosis: Diagnosis,
 
 def render_html(record: RunRecord, diagnosis: Diagnosis, record_path: Optional[Path] = None) -> str:
     """The report as one HTML string."""
-    env = _environment(str(templates_dir()))
+    env = display.jinja_environment()
     return env.get_template("report.html.j2").render(**report_context(record, diagnosis, record_path))
 
 

@@ -17,12 +17,12 @@ from typing import Any, Optional, Sequence
 
 from ..findings import Diagnosis, Finding
 from ..record import PHASE_WARMUP, RunRecord, Step
-from . import format as fmt
+from .. import display
 
 __all__ = [
     "PHASES", "STATUS_TEXT", "CATEGORY_TEXT", "SEVERITY_RANK",
     "header_section", "outcome_section", "verdict_section", "breakdown_section",
-    "rank_findings", "findings_section", "gpu_unavailable_reason", "bare_reason", "yes_no",
+    "rank_findings", "findings_section", "gpu_unavailable_reason", "bare_reason",
 ]
 
 # Step phases in display order: (field, label, colour).
@@ -72,10 +72,6 @@ def _mean(xs: Sequence[float]) -> Optional[float]:
 
 def _median(xs: Sequence[float]) -> Optional[float]:
     return statistics.median(xs) if xs else None
-
-
-def yes_no(v: Optional[bool]) -> str:
-    return fmt.MISSING if v is None else ("yes" if v else "no")
 
 
 def script_name(record: RunRecord) -> str:
@@ -131,11 +127,11 @@ def outcome_section(record: RunRecord) -> dict[str, Any]:
         "oom": o.oom,
         "rows": [
             ("Status", text),
-            ("Exit code", fmt.MISSING if o.exit_code is None else str(o.exit_code)),
-            ("Signal", o.signal or fmt.MISSING),
-            ("Ran for", fmt.seconds(o.duration)),
-            ("Start-up (launch to first step)", fmt.seconds(o.startup)),
-            ("Steps measured", fmt.count(len(record.steps))),
+            ("Exit code", display.UNKNOWN if o.exit_code is None else str(o.exit_code)),
+            ("Signal", o.signal or display.UNKNOWN),
+            ("Ran for", display.seconds(o.duration)),
+            ("Start-up (launch to first step)", display.seconds(o.startup)),
+            ("Steps measured", display.count(len(record.steps))),
             ("Out of memory", "yes" if o.oom else "no"),
         ],
     }
@@ -149,14 +145,14 @@ def verdict_section(record: RunRecord, diagnosis: Diagnosis) -> dict[str, Any]:
     if sps is None and step_time:
         sps = 1.0 / step_time
     numbers = [
-        ("step time", fmt.seconds(step_time), "median of the steady window"),
-        ("steps/s", fmt.number(sps), ""),
+        ("step time", display.seconds(step_time), "median of the steady window"),
+        ("steps/s", display.number(sps), ""),
     ]
     if v.samples_per_second is not None:
-        numbers.append(("samples/s", fmt.number(v.samples_per_second), ""))
+        numbers.append(("samples/s", display.number(v.samples_per_second), ""))
     share = _data_wait_share(steady)
     if share is not None:
-        numbers.append(("waiting for data", fmt.share(share), "share of the step"))
+        numbers.append(("waiting for data", display.share(share), "share of the step"))
     return {
         "category": v.category,
         "label": CATEGORY_TEXT.get(v.category, v.category),
@@ -183,7 +179,7 @@ def _cause_bar(breakdown: dict[str, float]) -> list[dict[str, Any]]:
     total = sum(v for v in breakdown.values() if v and v > 0)
     if total <= 0:
         return []
-    return [{"label": k, "share": v / total, "text": fmt.share(v), "color": _CAUSE_COLORS.get(k, "#5b6673")}
+    return [{"label": k, "share": v / total, "text": display.share(v), "color": _CAUSE_COLORS.get(k, "#5b6673")}
             for k, v in sorted(breakdown.items(), key=lambda kv: -kv[1]) if v and v > 0]
 
 
@@ -198,24 +194,24 @@ def breakdown_section(record: RunRecord) -> dict[str, Any]:
         if name in _SHOWN_WHEN_USED and not (w or m):
             continue
         rows.append({"name": name, "label": label, "color": color,
-                     "warmup": fmt.seconds(w), "steady": fmt.seconds(m), "steady_s": m or 0.0})
+                     "warmup": display.seconds(w), "steady": display.seconds(m), "steady_s": m or 0.0})
     mean_steady = _mean([s.duration for s in steady])
     for row in rows:
         row["share"] = (row["steady_s"] / mean_steady) if mean_steady else None
-        row["share_text"] = fmt.share(row["share"])
+        row["share_text"] = display.share(row["share"])
     return {
         "available": bool(steady),
         "rows": rows,
         "bars": [_bar("steady", steady), _bar("warm-up", warmup)],
         "steady_n": len(steady),
         "warmup_n": len(warmup),
-        "steady_mean": fmt.seconds(mean_steady),
-        "steady_median": fmt.seconds(_median([s.duration for s in steady])),
-        "warmup_mean": fmt.seconds(_mean([s.duration for s in warmup])),
-        "probe_share": fmt.share(sum(s.probe for s in steady) / sum(s.duration for s in steady))
-        if steady and sum(s.duration for s in steady) > 0 else fmt.MISSING,
+        "steady_mean": display.seconds(mean_steady),
+        "steady_median": display.seconds(_median([s.duration for s in steady])),
+        "warmup_mean": display.seconds(_mean([s.duration for s in warmup])),
+        "probe_share": display.share(sum(s.probe for s in steady) / sum(s.duration for s in steady))
+        if steady and sum(s.duration for s in steady) > 0 else display.UNKNOWN,
         # device-side busy time from CUDA events: shown only when the run used a GPU
-        "gpu_busy": fmt.share(_gpu_busy_share(steady)) if record.settings.cuda_used else fmt.MISSING,
+        "gpu_busy": display.share(_gpu_busy_share(steady)) if record.settings.cuda_used else display.UNKNOWN,
     }
 
 
@@ -234,8 +230,8 @@ def _bar(label: str, steps: Sequence[Step]) -> dict[str, Any]:
             v = _mean([getattr(s, name) for s in steps]) or 0.0
             if v > 0:
                 segments.append({"label": plabel, "share": min(1.0, v / mean), "color": color,
-                                 "text": f"{plabel}: {fmt.seconds(v)} ({fmt.share(v / mean)})"})
-    return {"label": label, "n": len(steps), "mean": fmt.seconds(mean), "segments": segments}
+                                 "text": f"{plabel}: {display.seconds(v)} ({display.share(v / mean)})"})
+    return {"label": label, "n": len(steps), "mean": display.seconds(mean), "segments": segments}
 
 
 def _seconds_saved(f: Finding, step_time: Optional[float]) -> float:
@@ -263,9 +259,9 @@ def findings_section(diagnosis: Diagnosis, step_time: Optional[float]) -> list[d
     for rank, f in enumerate(rank_findings(diagnosis, step_time), 1):
         gain = f.gain.text
         if not gain and f.gain.speedup:
-            gain = f"about {fmt.ratio(f.gain.speedup)} faster steps"
+            gain = f"about {display.ratio(f.gain.speedup)} faster steps"
         if not gain and f.gain.seconds_per_step:
-            gain = f"about {fmt.seconds(f.gain.seconds_per_step)} less per step"
+            gain = f"about {display.seconds(f.gain.seconds_per_step)} less per step"
         docs = f.docs
         out.append({
             "rank": rank, "id": f.id, "name": f.name, "title": f.title or f.name or f.id,
@@ -288,8 +284,8 @@ def _verification(f: Finding) -> Optional[dict[str, Any]]:
         return None
     span = ""
     if v.low is not None and v.high is not None:
-        span = f" (range {fmt.ratio(v.low)}–{fmt.ratio(v.high)}, n={v.n})"
-    return {"status": v.status, "text": v.text or f"measured speed-up {fmt.ratio(v.speedup)}{span}",
+        span = f" (range {display.ratio(v.low)}–{display.ratio(v.high)}, n={v.n})"
+    return {"status": v.status, "text": v.text or f"measured speed-up {display.ratio(v.speedup)}{span}",
             "css": "ok" if v.status == "measured" else "muted"}
 
 

@@ -1,48 +1,22 @@
 """The few lines printed at the end of ``trainprobe diagnose``.
 
-Colour is ANSI only, and only when asked: :func:`use_color` says whether a
-stream should get it (https://no-color.org: NO_COLOR set to anything
-non-empty turns it off; so do TERM=dumb and a stream that is not a terminal).
+Colour follows :func:`trainprobe.display.use_color`.
 """
 
 from __future__ import annotations
 
-import os
 import textwrap
 from pathlib import Path
-from typing import IO, Optional
+from typing import Optional
 
 from ..findings import Diagnosis
 from ..record import RunRecord
-from . import format as fmt
+from .. import display
 from .sections import CATEGORY_TEXT, STATUS_TEXT, rank_findings, verdict_section
 
-__all__ = ["use_color", "terminal_summary"]
+__all__ = ["terminal_summary"]
 
-_CODES = {"bold": "1", "dim": "2", "red": "31", "green": "32", "yellow": "33", "cyan": "36"}
 _SEVERITY_COLOR = {"critical": "red", "warning": "yellow", "info": "dim"}
-
-
-def use_color(stream: IO[str]) -> bool:
-    """Whether to colour output written to ``stream``."""
-    if os.environ.get("NO_COLOR"):
-        return False
-    if os.environ.get("TERM", "") == "dumb":
-        return False
-    isatty = getattr(stream, "isatty", None)
-    try:
-        return bool(isatty and isatty())
-    except (ValueError, OSError):  # a closed stream
-        return False
-
-
-def _paint(color: bool):
-    def paint(text: str, *styles: str) -> str:
-        if not color or not styles:
-            return text
-        codes = ";".join(_CODES[s] for s in styles)
-        return f"\x1b[{codes}m{text}\x1b[0m"
-    return paint
 
 
 def _one_line(text: str, width: int = 100) -> str:
@@ -53,7 +27,7 @@ def _one_line(text: str, width: int = 100) -> str:
 def terminal_summary(record: RunRecord, diagnosis: Diagnosis, report_path: Optional[Path],
                      color: bool, top: int = 3) -> str:
     """Verdict, step time and throughput, the top findings with gain and advice, the report's path."""
-    paint = _paint(color)
+    paint = display.painter(color)
     v = diagnosis.verdict
     verdict = verdict_section(record, diagnosis)
     lines = []
@@ -67,7 +41,7 @@ def terminal_summary(record: RunRecord, diagnosis: Diagnosis, report_path: Optio
             lines.append("  " + _one_line(exc, 160))
     label = CATEGORY_TEXT.get(v.category, v.category)
     lines.append(f"{paint(label, 'bold', 'cyan')}: {v.headline}")
-    numbers = [f"{label_} {value}" for label_, value, _ in verdict["numbers"] if value != fmt.MISSING]
+    numbers = [f"{label_} {value}" for label_, value, _ in verdict["numbers"] if value != display.UNKNOWN]
     if numbers:
         lines.append("  " + " · ".join(numbers))
     if verdict.get("combined"):
@@ -79,7 +53,7 @@ def terminal_summary(record: RunRecord, diagnosis: Diagnosis, report_path: Optio
         lines.append(paint(f"Top findings ({min(top, len(findings))} of {len(findings)}):", "bold"))
     for i, f in enumerate(findings[:top], 1):
         sev = paint(f"[{f.severity}]", _SEVERITY_COLOR.get(f.severity, "dim"))
-        gain = f.gain.text or (f"~{fmt.ratio(f.gain.speedup)} faster" if f.gain.speedup else "")
+        gain = f.gain.text or (f"~{display.ratio(f.gain.speedup)} faster" if f.gain.speedup else "")
         lines.append(f"  {i}. {sev} {f.title or f.id}" + (f"  {paint(gain, 'green')}" if gain else ""))
         lines.append(f"     {_one_line(f.message)}")
         if f.advice:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any, Optional, Sequence
 
 from ..record import RunRecord, Step
-from . import format as fmt
+from .. import display
 from .charts import PALETTE, Band, Line, Marker, MAX_STEP_TICKS, timeline
 from .sections import bare_reason, gpu_unavailable_reason
 
@@ -102,7 +102,7 @@ def _gpu_memory_chart(record: RunRecord, ctx: dict[str, Any]) -> dict[str, Any]:
             lines.append(Line(f"GPU {g.index} this run", g.t, _scaled(g.process_mem_used, GIB), c, dashed=True))
             legend.append((f"GPU {g.index} used by this run", c, True))
         if g.mem_total:
-            limits.append((g.mem_total / GIB, f"GPU {g.index} total {fmt.nbytes(g.mem_total)}"))
+            limits.append((g.mem_total / GIB, f"GPU {g.index} total {display.nbytes(g.mem_total)}"))
     svg = timeline(lines, limits=limits, y_format=lambda v: f"{v:g} GiB" if v else "0", label="GPU memory", **ctx)
     return _chart("GPU memory", svg, legend)
 
@@ -166,7 +166,7 @@ def _step_chart(record: RunRecord, ctx: dict[str, Any]) -> Optional[dict[str, An
     lines = [Line("step time", t, [s.duration for s in steps], PALETTE[0]),
              Line("data wait", t, [s.data_wait for s in steps], "#d55e00", fill=True)]
     legend = [("step time", PALETTE[0], False), ("of which waiting for data", "#d55e00", False)]
-    svg = timeline(lines, y_format=fmt.seconds, label="Step time", height=150, **ctx)
+    svg = timeline(lines, y_format=display.seconds, label="Step time", height=150, **ctx)
     return _chart("Step time, step by step", svg, legend)
 
 
@@ -261,5 +261,5 @@ def timelines_section(record: RunRecord) -> dict[str, Any]:
                        if every > 1 else "Ticks on the time axis mark step starts.")
         + (" Dashed vertical lines mark epoch starts." if any(m.label == "epoch start" for m in ctx["markers"]) else "")
         + (" The red line marks where the run ended." if any(m.color == "#cf222e" for m in ctx["markers"]) else ""),
-        "interval": fmt.seconds(record.samples.interval),
+        "interval": display.seconds(record.samples.interval),
     }
