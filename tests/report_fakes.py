@@ -11,6 +11,8 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
+from trainprobe.engine import rank_findings
+from trainprobe.facts import compute_facts
 from trainprobe.findings import Diagnosis, Evidence, Finding, Gain, RuleDocs, Verdict, Verification
 from trainprobe.record import (Availability, DiskInfo, Environment, FuncStat, GpuInfo, GpuSeries, Hotspots,
                                HostSamples, Invocation, LoaderSettings, ModelInfo, OpStat, OptimizerSettings,
@@ -246,6 +248,13 @@ def _finding(fid: str, category: str, severity: str, title: str, message: str, a
                    source=f"rules/{fid}.toml")
 
 
+def _diagnosis(record: RunRecord, verdict: Verdict, findings=(), **kw) -> Diagnosis:
+    """A diagnosis as the engine builds it: the record's real facts, findings in the engine's order
+    (only the verdict and the findings themselves are made up)."""
+    return Diagnosis(verdict=verdict, findings=tuple(rank_findings(list(findings))),
+                     facts=compute_facts(record), **kw)
+
+
 def input_bound_diagnosis() -> Diagnosis:
     findings = (
         _finding("dataloader-pin-memory-off", "copy", "info", "pin_memory is off",
@@ -264,7 +273,7 @@ def input_bound_diagnosis() -> Diagnosis:
                       step_time=0.25, steps_per_second=4.0, samples_per_second=256.0,
                       breakdown={"input": 0.7, "compute": 0.26, "host": 0.04},
                       primary_finding="dataloader-too-few-workers")
-    return Diagnosis(verdict=verdict, findings=findings, rules_evaluated=30)
+    return _diagnosis(input_bound_record(), verdict, findings, rules_evaluated=30)
 
 
 def compute_bound_diagnosis() -> Diagnosis:
@@ -277,18 +286,18 @@ def compute_bound_diagnosis() -> Diagnosis:
     verdict = Verdict(category="compute", headline="The GPU is busy: 97% of each step is compute on the device.",
                       step_time=0.27, steps_per_second=3.7, samples_per_second=237.0,
                       breakdown={"compute": 0.95, "input": 0.01, "host": 0.04})
-    return Diagnosis(verdict=verdict, findings=(f,), rules_evaluated=30)
+    return _diagnosis(compute_bound_record(), verdict, (f,), rules_evaluated=30)
 
 
 def no_gpu_diagnosis() -> Diagnosis:
     verdict = Verdict(category="compute", headline="The CPU computes the model: each step is 98% forward, backward and optimizer.",
                       step_time=0.32, steps_per_second=3.1, samples_per_second=200.0, breakdown={"compute": 0.98})
-    return Diagnosis(verdict=verdict, findings=(), rules_evaluated=30)
+    return _diagnosis(no_gpu_record(), verdict, (), rules_evaluated=30)
 
 
 def crashed_diagnosis() -> Diagnosis:
     verdict = Verdict(category="unknown", headline="No step was measured: the script failed before its first training step.")
-    return Diagnosis(verdict=verdict, rules_evaluated=30)
+    return _diagnosis(crashed_record(), verdict, rules_evaluated=30)
 
 
 def xss_diagnosis() -> Diagnosis:

@@ -10,6 +10,7 @@ from dataclasses import replace
 
 import pytest
 
+from trainprobe.facts.window import steady_steps
 from trainprobe.findings import Fact
 from trainprobe.facts import FACT_CATALOG, compute_facts, facts_by_name
 from trainprobe.facts.input import suggest_num_workers
@@ -80,7 +81,7 @@ def test_stalls_are_the_waits_longer_than_a_steps_work():
     record = with_loader(with_stalls(with_steps(gpu_record(), data_wait=0.001), every=8, stall=0.09),
                          num_workers=8, prefetch_factor=2)
     out = facts(record)
-    steady = record.steady_steps()
+    steady = steady_steps(record)
     stalled = [s for s in steady if s.data_wait > 0.05]
     assert out["data_wait_stalls"] == len(stalled) > 0
     assert out["data_wait_stall_share"] == pytest.approx(

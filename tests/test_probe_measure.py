@@ -5,6 +5,7 @@ import statistics
 
 import pytest
 
+from trainprobe.facts.window import steady_steps
 from probe_helpers import FAST, SCRIPTS, diagnose, plain_python
 
 
@@ -17,7 +18,7 @@ def test_step_split_agrees_with_a_hand_timed_loop(tmp_path):
     _, record = diagnose(tmp_path / "out", "--warmup-steps", "3", "--window", "3",
                          str(SCRIPTS / "handtimed.py"), str(hand_file))
     hand = json.loads(hand_file.read_text())
-    steady = record.steady_steps()
+    steady = steady_steps(record)
     assert len(steady) >= 8
     # The same process and the same steps, timed twice. While the probe learns the boundary kind
     # the first iteration counts as a step per kind; after that step i is the script's iteration i - offset.
@@ -80,7 +81,7 @@ def test_a_loop_without_optimizer_steps_at_backward(tmp_path):
     assert record.outcome.status == "stopped"
     assert record.settings.step_boundary == "backward"
     assert record.settings.optimizers == ()
-    assert len(record.steady_steps()) >= 5
+    assert len(steady_steps(record)) >= 5
     assert any("no optimizer.step() was seen" in n for n in record.notes)
 
 
@@ -92,7 +93,7 @@ def test_anomaly_modes_stack_capture_is_timed_apart_from_forward(tmp_path):
     _, on = diagnose(tmp_path / "on", *FAST, loop, "--epochs", "3", "--anomaly")
     _, off = diagnose(tmp_path / "off", *FAST, loop, "--epochs", "3")
     assert on.settings.anomaly_detection and not off.settings.anomaly_detection
-    steady = on.steady_steps()
+    steady = steady_steps(on)
     assert steady and all(s.debug > 0 for s in steady)
     assert all(s.forward > 0 for s in steady)
     for s in steady:  # the parts still add up to the step
@@ -120,7 +121,7 @@ def test_a_compiled_model_and_optimizer_step_do_not_recompile_under_the_probe(tm
     assert graphs <= plain_graphs + 1  # 96 steps: a graph per step would show
     assert record.outcome.status == "completed"
     assert record.settings.compiled is True
-    steady = record.steady_steps()
+    steady = steady_steps(record)
     assert len(steady) >= 5 and all(s.forward > 0 and s.backward > 0 for s in steady)
     # The optimizer step is compiled too, so its hooks never run: say so rather than
     # calling the loop a hand-written one.

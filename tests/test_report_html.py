@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import report_fakes as F
+from trainprobe import display
 from trainprobe.findings import Diagnosis, Verdict
 from trainprobe.record import RunRecord
 from trainprobe.report import MAX_POINTS, render_html, write_html
@@ -46,7 +47,10 @@ def test_verdict_shows_headline_step_time_and_throughput():
     verdict = _section(_render("input_bound"), "verdict")
     assert "Input-bound" in verdict
     assert "The GPU waits for data: 70% of each training step" in verdict
-    assert "250 ms" in verdict and "4.00" in verdict and "256" in verdict
+    facts = F.input_bound_diagnosis().fact_values()
+    for name, show in (("step_time", display.seconds), ("steps_per_second", display.number),
+                       ("samples_per_second", display.number), ("data_wait_share", display.share)):
+        assert f"<dd>{show(facts[name])}</dd>" in verdict, name
     assert "waiting for data" in verdict
     # the starving device is on the first screen: the GPU chart and its summary sit in the verdict card
     assert '<svg class="chart"' in verdict
@@ -73,7 +77,7 @@ def test_verification_is_shown_when_measured():
 
 def test_breakdown_compares_warmup_and_steady():
     section = _section(_render("input_bound"), "breakdown")
-    assert "40 steady steps" in section and "5 warm-up steps" in section
+    assert "over 40 steady steps" in section and "Warm-up: 5 steps" in section
     for label in ("data wait", "host→device copy", "forward", "backward", "optimizer", "other"):
         assert label in section
     assert "176 ms" in section  # steady mean data wait of the fake steps
@@ -97,7 +101,7 @@ def test_no_gpu_run_says_why_instead_of_empty_charts():
     assert "CPU by process" in timelines
     verdict = _section(html, "verdict")
     assert "GPU busy" not in verdict
-    assert "No GPU: the main process kept" in verdict
+    assert "No GPU: the training process kept" in verdict
     assert "cProfile was turned off" in _section(html, "hotspots")
 
 

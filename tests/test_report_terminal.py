@@ -3,6 +3,7 @@ import json
 from pathlib import Path
 
 import report_fakes as F
+from trainprobe import display
 from trainprobe.report import json_summary, terminal_summary
 
 
@@ -10,7 +11,9 @@ def test_summary_has_verdict_numbers_top_findings_and_path():
     text = terminal_summary(F.input_bound_record(), F.input_bound_diagnosis(), Path("/tmp/r/report.html"), color=False)
     lines = text.splitlines()
     assert lines[0].startswith("Input-bound: The GPU waits for data")
-    assert "step time 250 ms" in text and "samples/s 256" in text
+    facts = F.input_bound_diagnosis().fact_values()
+    assert f"step time {display.seconds(facts['step_time'])}" in text
+    assert f"samples/s {display.number(facts['samples_per_second'])}" in text
     assert text.index("Too few DataLoader workers") < text.index("pin_memory is off")
     assert "→ Set num_workers=8" in text
     assert lines[-1] == "Report: /tmp/r/report.html"
@@ -39,7 +42,9 @@ def test_json_summary_for_machines():
                         Path("/tmp/r/run.json"))
     json.dumps(data, allow_nan=False)
     assert data["verdict"]["category"] == "input"
-    assert data["verdict"]["step_time_s"] == 0.25 and data["verdict"]["samples_per_second"] == 256.0
+    facts = F.input_bound_diagnosis().fact_values()
+    assert data["verdict"]["step_time_s"] == facts["step_time"]
+    assert data["verdict"]["samples_per_second"] == facts["samples_per_second"]
     assert [f["id"] for f in data["findings"]] == ["dataloader-too-few-workers", "dataloader-pin-memory-off"]
     assert set(data["findings"][0]) >= {"id", "severity", "category", "message", "advice", "gain", "evidence"}
     assert data["outcome"]["status"] == "stopped" and data["outcome"]["exit_code"] == 0

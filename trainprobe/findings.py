@@ -108,7 +108,7 @@ class Finding(JsonMixin):
 class Verdict(JsonMixin):
     category: str  # one of CATEGORIES, or "unknown" when no step was measured
     headline: str  # one plain sentence
-    step_time: Optional[float] = None  # median steady step, seconds
+    step_time: Optional[float] = None  # mean steady step (the step_time fact), seconds
     steps_per_second: Optional[float] = None
     samples_per_second: Optional[float] = None
     breakdown: dict[str, float] = field(default_factory=dict)  # category -> share of step
@@ -129,3 +129,7 @@ class Diagnosis(JsonMixin):
             if f.name == name:
                 return f
         return None
+
+    def fact_values(self) -> dict[str, FactValue]:
+        """Every fact's value by name: the numbers the report and the terminal show."""
+        return {f.name: f.value for f in self.facts}

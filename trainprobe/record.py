@@ -471,12 +471,3 @@ class RunRecord(JsonMixin):
     samples: Samples = field(default_factory=Samples)
     outcome: Outcome = field(default_factory=Outcome)
     notes: tuple[str, ...] = ()  # what the probe wants the reader to know (noise, fallbacks)
-
-    def steady_steps(self) -> tuple[Step, ...]:
-        """Steps of the measured window, or every non-warm-up step when there was none."""
-        steady = tuple(s for s in self.steps if s.phase == PHASE_STEADY and not s.validation)
-        if steady:
-            return steady
-        return tuple(
-            s for s in self.steps if s.phase != PHASE_WARMUP and not s.validation
-        )

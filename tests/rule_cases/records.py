@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Optional
 
+from trainprobe.facts.window import steady_steps
 from trainprobe.record import (
     Availability, DiskInfo, Environment, GpuInfo, GpuSeries, Hotspots, HostSamples,
     LoaderSettings, ModelInfo, OptimizerSettings, Outcome, ProcessSeries, ProfilerSummary,
@@ -177,7 +178,7 @@ def with_steps(record: RunRecord, duration: Optional[float] = None, gpu_busy=-1.
                epoch_every: Optional[int] = None, epoch_wait: float = 0.0,
                **phases: float) -> RunRecord:
     """New steps: phases default to the record's, ``other`` absorbs what the rest leave."""
-    first = record.steady_steps()[0]
+    first = steady_steps(record)[0]
     merged = {p: getattr(first, p) for p in ("data_wait", "h2d", "forward", "backward",
                                               "optimizer", "zero_grad", "eval", "other")}
     merged.update(phases)

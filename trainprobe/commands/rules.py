@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from ..engine import load_rules
-from ..engine.docs import fact_catalog_text, rule_docs_text, rule_list_text
+from ..engine.docs import fact_catalog_markdown, fact_catalog_text, rule_docs_text, rule_list_text
 
 __all__ = ["COMMANDS", "rules"]
 
@@ -69,9 +69,10 @@ def check(folders: tuple[Path, ...]) -> int:
 
 
 @rules.command("facts")
-def facts() -> int:
+@click.option("--markdown", is_flag=True, help="Markdown tables (the Facts section of rules/README.md).")
+def facts(markdown: bool) -> int:
     """List the facts rule conditions can use, with their units and meaning."""
-    click.echo(fact_catalog_text(), nl=False)
+    click.echo(fact_catalog_markdown() if markdown else fact_catalog_text(), nl=False)
     return 0
 
 

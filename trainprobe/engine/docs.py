@@ -9,7 +9,7 @@ from typing import Iterable
 from ..facts import FACT_CATALOG
 from .rule import Rule
 
-__all__ = ["rule_list_text", "rule_docs_text", "fact_catalog_text"]
+__all__ = ["rule_list_text", "rule_docs_text", "fact_catalog_text", "fact_catalog_markdown"]
 
 _WIDTH = 88
 
@@ -96,3 +96,16 @@ def fact_catalog_text() -> str:
         lines.append(textwrap.fill(spec.meaning, _WIDTH, initial_indent="      ",
                                    subsequent_indent="      "))
     return "\n".join(lines) + "\n"
+
+
+def fact_catalog_markdown() -> str:
+    """The facts as Markdown tables by family: the Facts section of rules/README.md is this text,
+    generated (`trainprobe rules facts --markdown`), so the docs cannot drift from the catalog."""
+    lines: list[str] = []
+    family = None
+    for spec in FACT_CATALOG.values():
+        if spec.family != family:
+            family = spec.family
+            lines += ["", f"### {family}", "", "| fact | unit | meaning |", "|---|---|---|"]
+        lines.append(f"| `{spec.name}` | {spec.unit} | {spec.meaning} |")
+    return "\n".join(lines).lstrip("\n") + "\n"

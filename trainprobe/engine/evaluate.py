@@ -36,12 +36,15 @@ def _number(expression, context: dict[str, Any]) -> Optional[float]:
     return float(value)
 
 
-def _gain(rule: Rule, context: dict[str, Any], median: Optional[float]) -> Gain:
-    """Seconds per step recovered, and the speed-up over the step time they are part of."""
+def _gain(rule: Rule, context: dict[str, Any], base: Optional[float]) -> Gain:
+    """Seconds per step recovered, and the speed-up over the step time they are part of.
+
+    ``base`` is the mean steady step (the ``step_time`` fact), the base of every share:
+    a gain of s seconds per step then turns into a speed-up of throughput, base / (base - s)."""
     value = _number(rule.gain, context)
     if value is None:
         return Gain()
-    step_time = _number(rule.gain_base, context) if rule.gain_base else median
+    step_time = _number(rule.gain_base, context) if rule.gain_base else base
     seconds = max(0.0, value)
     if step_time:
         seconds = min(seconds, step_time * 0.95)  # no fix makes a step free
@@ -91,7 +94,7 @@ def evaluate_rule(rule: Rule, facts: dict[str, object]) -> Optional[Finding]:
         if not _truthy(rule.condition.evaluate(context)):
             return None
         severity = _severity(rule, context)
-        gain = _gain(rule, context, facts.get("step_time_median"))  # type: ignore[arg-type]
+        gain = _gain(rule, context, facts.get("step_time"))  # type: ignore[arg-type]
         context.update(gain_seconds=gain.seconds_per_step, speedup=gain.speedup,
                        severity=severity)
         return Finding(

@@ -54,7 +54,7 @@ def _f(facts: dict[str, object], name: str) -> float:
 
 def breakdown(facts: dict[str, object]) -> dict[str, float]:
     """Category -> share of the steady step; empty without steady steps."""
-    if not facts.get("steady_steps") or facts.get("step_time_median") is None:
+    if not facts.get("steady_steps") or facts.get("step_time") is None:
         return {}
     split = {
         "input": _f(facts, "data_wait_share"),
@@ -122,8 +122,8 @@ def _credit(split: dict[str, float], top: Finding, step_time: object) -> dict[st
         return split
     if not isinstance(step_time, (int, float)) or step_time <= 0:
         return split
-    # The gain's share of the average step: 1 - 1/speedup also covers costs paid once
-    # per epoch, which the median step does not contain.
+    # The gain's share of the step: 1 - 1/speedup also covers costs paid once per
+    # epoch (a gain_base larger than the steady step).
     share = (1.0 - 1.0 / top.gain.speedup) if top.gain.speedup else \
         top.gain.seconds_per_step / step_time
     wanted = min(share, split["compute"] + split[top.category])
@@ -153,16 +153,16 @@ def _primary(ranked: list[Finding], step_time: object) -> Optional[Finding]:
 
 def make_verdict(facts: dict[str, object], ranked: list[Finding]) -> Verdict:
     split = breakdown(facts)
-    common = dict(step_time=facts.get("step_time_median"),
+    common = dict(step_time=facts.get("step_time"),
                   steps_per_second=facts.get("steps_per_second"),
                   samples_per_second=facts.get("samples_per_second"), breakdown=split)
-    top = _primary(ranked, facts.get("step_time_median"))
+    top = _primary(ranked, facts.get("step_time"))
     if not split:
         memory = next((f for f in ranked if f.category == "memory"), None)
         return Verdict(category="unknown", headline=_no_steps_headline(facts),
                        primary_finding=memory.id if memory else None, **common)
     if top is not None:
-        common["breakdown"] = _credit(split, top, facts.get("step_time_median"))
+        common["breakdown"] = _credit(split, top, facts.get("step_time"))
         headline = _sentence(top.title)
         if top.gain.speedup and top.gain.speedup >= 1.05:
             headline += f" Fixing it could make steps about {display.ratio(top.gain.speedup)} faster."

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import math
-from typing import Iterable, Optional, Sequence
+from typing import Iterable, Optional
 
-from ..record import RunRecord
-
-__all__ = ["clean", "mean", "median", "percentile", "ratio", "steady_window", "in_window"]
+__all__ = ["clean", "mean", "median", "percentile", "ratio"]
 
 
 def clean(values: Iterable[Optional[float]]) -> list[float]:
@@ -47,20 +45,3 @@ def ratio(num: Optional[float], den: Optional[float]) -> Optional[float]:
     if num is None or den is None or den <= 0:
         return None
     return num / den
-
-
-def steady_window(record: RunRecord) -> Optional[tuple[float, float]]:
-    """Start and end (record time) of the steady steps, to cut samplers' series to them."""
-    steps = record.steady_steps()
-    if not steps:
-        return None
-    return steps[0].start, max(s.start + s.duration for s in steps)
-
-
-def in_window(t: Sequence[float], values: Sequence, window: Optional[tuple[float, float]]) -> list:
-    """The values sampled inside ``window``; all of them when the window holds none."""
-    if window is None or not t:
-        return list(values)
-    lo, hi = window
-    picked = [v for ti, v in zip(t, values) if lo <= ti <= hi]
-    return picked if picked else list(values)

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Optional
 
 from ..record import GpuInfo, GpuSeries, RunRecord
-from ._stats import clean, in_window, median, percentile, ratio, steady_window
+from ._stats import clean, median, percentile, ratio
+from .window import in_window, steady_span
 
 __all__ = ["FAMILY", "FACTS", "compute"]
 
@@ -85,7 +86,7 @@ def compute(record: RunRecord) -> dict[str, object]:
     out.update(_capability_facts(_info(record, gpu.index if gpu else 0)))
     if gpu is None or not gpu.t:
         return out
-    window = steady_window(record)
+    window = steady_span(record)
     util = in_window(gpu.t, gpu.sm_util, window)
     power = median(in_window(gpu.t, gpu.power_w, window))
     limit = gpu.power_limit_w

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from ..record import RunRecord
-from ._stats import clean, in_window, mean, ratio, steady_window
+from ._stats import clean, mean, ratio
+from .window import in_window, steady_span
 
 __all__ = ["FAMILY", "FACTS", "compute"]
 
@@ -26,6 +27,10 @@ FACTS = {
                                "compute share + 1 x the loop's own share)."),
     "run_cpu_share": ("share", "Cores the run's own processes (training process and DataLoader "
                       "workers) used, over the usable cores."),
+    "run_cpu_cores": ("count", "Cores the run's own processes (training process, DataLoader workers "
+                      "and their helpers) used together, on average during the steady steps."),
+    "outside_cpu_cores": ("count", "Cores other programs on the machine kept busy during the steady "
+                          "steps: the machine's busy cores minus the run's own."),
     "disk_read_bps_mean": ("B/s", "Mean storage read throughput of the machine, steady steps."),
     "disk_read_bps_max": ("B/s", "Highest storage read throughput seen."),
     "page_cache_hit_share": ("share", "Share of the run's reads served from the page cache "
@@ -54,7 +59,7 @@ def _reads(record: RunRecord) -> tuple[float, float]:
 
 
 def _sample_facts(record: RunRecord) -> dict[str, object]:
-    window = steady_window(record)
+    window = steady_span(record)
     host = record.samples.host
 
     def share(series):
@@ -109,15 +114,23 @@ def compute(record: RunRecord) -> dict[str, object]:
     }
     out.update(_sample_facts(record))
     out.update(_hotspot_facts(record))
-    out["run_cpu_share"] = _run_cpu_share(record, usable)
+    out.update(_cpu_split(record, usable))
     return out
 
 
-def _run_cpu_share(record: RunRecord, usable: object) -> object:
-    window = steady_window(record)
-    cores = [mean(in_window(p.t, p.cpu_percent, window)) for p in record.samples.processes
-             if p.role in ("main", "worker")]
-    known = [c for c in cores if c is not None]
-    if not known or not usable:
-        return None
-    return sum(known) / 100.0 / usable  # type: ignore[operator]
+def _cpu_split(record: RunRecord, usable: object) -> dict[str, object]:
+    """Cores the run used, over the usable cores, and cores other programs used meanwhile."""
+    window = steady_span(record)
+    processes = record.samples.processes
+    training = [mean(in_window(p.t, p.cpu_percent, window)) for p in processes if p.role in ("main", "worker")]
+    every = [mean(in_window(p.t, p.cpu_percent, window)) for p in processes]
+    known = [c for c in training if c is not None]
+    out: dict[str, object] = {
+        "run_cpu_share": sum(known) / 100.0 / usable if known and usable else None,  # type: ignore[operator]
+        "run_cpu_cores": sum(c for c in every if c is not None) / 100.0 if processes else None,
+    }
+    host, logical = record.samples.host, record.environment.logical_cores
+    machine = mean(in_window(host.t, host.cpu_percent, window))
+    if machine is not None and logical and out["run_cpu_cores"] is not None:
+        out["outside_cpu_cores"] = max(0.0, machine / 100.0 * logical - out["run_cpu_cores"])  # type: ignore[operator]
+    return out

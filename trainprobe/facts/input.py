@@ -7,7 +7,8 @@ import statistics
 from typing import Optional
 
 from ..record import LoaderSettings, RunRecord
-from ._stats import in_window, mean, ratio, steady_window
+from ._stats import mean, ratio
+from .window import in_window, steady_span, steady_steps
 
 __all__ = ["FAMILY", "FACTS", "compute", "training_loader", "suggest_num_workers", "suggest_prefetch_factor"]
 
@@ -125,7 +126,7 @@ def suggest_prefetch_factor(num_workers: object, prefetch_factor: object, stall:
 
 
 def _worker_facts(record: RunRecord, loader_id: Optional[int]) -> dict[str, object]:
-    window = steady_window(record)
+    window = steady_span(record)
     workers = [p for p in record.samples.processes if p.role == "worker"]
     per_worker = [mean(in_window(p.t, p.cpu_percent, window)) for p in workers]
     busy = [c / 100.0 for c in per_worker if c is not None and c > 5.0]
@@ -168,7 +169,7 @@ def compute(record: RunRecord) -> dict[str, object]:
             "batches_per_epoch": _batches_per_epoch(loader),
         })
     out.update(_worker_facts(record, loader.loader_id if loader else None))
-    steps = record.steady_steps()
+    steps = steady_steps(record)
     if loader is not None and loader.num_workers == 0 and steps:
         # The main process fetches inside the loop's wait, so the steady window's waits are the
         # fetch time; the whole run's mean would include the cProfile window's slowed fetches.

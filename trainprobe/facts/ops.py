@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from ..record import RunRecord
-from ._stats import median, ratio
+from ._stats import ratio
+from .window import mean_step_time, steady_steps
 
 __all__ = ["FAMILY", "FACTS", "compute"]
 
@@ -32,7 +33,7 @@ FACTS = {
                             "bool(tensor), synchronize), not inside optimizer.step(); counted on "
                             "CPU-only runs too."),
     "sync_time_per_step": ("s", "Seconds per step the CPU waited in syncs."),
-    "sync_share": ("share", "sync_time_per_step over the median step."),
+    "sync_share": ("share", "sync_time_per_step over the mean steady step (step_time)."),
     "h2d_copies_per_step": ("per_step", "Host-to-device copies per step."),
     "h2d_bytes_per_step": ("bytes", "Bytes copied host-to-device per step."),
     "h2d_pageable_bytes_per_step": ("bytes", "Of those, bytes copied from pageable (not pinned) "
@@ -101,7 +102,7 @@ def compute(record: RunRecord) -> dict[str, object]:
     launch = None
     if prof.toplevel_ops_per_step is not None and prof.mean_toplevel_op_time is not None:
         launch = prof.toplevel_ops_per_step * prof.mean_toplevel_op_time
-    step_med = median(s.duration for s in record.steady_steps())
+    step_time = mean_step_time(steady_steps(record))
     return {
         "profiler_available": True,
         "cpu_op_time_per_step": prof.cpu_total / steps,
@@ -119,7 +120,7 @@ def compute(record: RunRecord) -> dict[str, object]:
         "syncs_per_step": prof.syncs_per_step,
         "item_calls_per_step": _item_calls(record),
         "sync_time_per_step": prof.sync_time_per_step,
-        "sync_share": ratio(prof.sync_time_per_step, step_med),
+        "sync_share": ratio(prof.sync_time_per_step, step_time),
         "h2d_copies_per_step": prof.h2d_copies_per_step,
         "h2d_bytes_per_step": prof.h2d_bytes_per_step,
         "h2d_pageable_bytes_per_step": prof.h2d_pageable_bytes_per_step,

@@ -1,29 +1,39 @@
 """Step-time facts: how long a steady step takes and where its time goes.
 
-They describe the steady (measured) steps within an epoch: steps that began an
-epoch wait for worker start-up and are described by the epoch_start_* facts,
-so that one slow epoch start does not read as a data-bound run.
+The steps are those of :func:`~trainprobe.facts.window.steady_steps`, and
+every share and per-step figure is over their mean (``step_time``): the one
+base of every share, gain and rate. Steps that began an epoch are described
+by the ``epoch_start_*`` facts, so that one slow epoch start does not read as
+a data-bound run.
 """
 
 from __future__ import annotations
 
 from ..record import RunRecord, Step
 from ._stats import mean, median, percentile, ratio
+from .window import mean_step_time, partial_batches, steady_steps, warmup_steps
 
-__all__ = ["FAMILY", "FACTS", "compute", "within_epoch_steps"]
+__all__ = ["FAMILY", "FACTS", "PHASES", "compute"]
 
 FAMILY = "steps"
 
+# The step's phases, in the order the report lists them; ``other`` is what no hook timed.
+PHASES = ("data_wait", "h2d", "forward", "backward", "optimizer", "eval", "debug", "other")
+
 FACTS = {
-    "steady_steps": ("count", "Steps in the measured (steady) window, validation and epoch-start "
-                     "steps excluded (epoch starts are kept if they are half the window)."),
-    "step_time_median": ("s", "Median duration of a steady training step."),
+    "steady_steps": ("count", "Steps in the measured (steady) window: validation, epoch-start and "
+                     "partial-batch steps left out (epoch starts are kept if they are half the window)."),
+    "step_time": ("s", "Mean duration of a steady training step: the base of every share, gain and "
+                  "rate trainprobe reports."),
+    "step_time_median": ("s", "Median duration of a steady training step (the typical step)."),
     "step_time_p90": ("s", "90th percentile of the steady step duration."),
     "step_time_cv": ("ratio", "Coefficient of variation of steady step times (std/mean); "
                      "above ~0.3 the machine is noisy or the steps differ."),
-    "steps_per_second": ("1/s", "Steady training steps per second (1 / median step)."),
+    "steps_per_second": ("1/s", "Steady training steps per second (1 / step_time)."),
     "samples_per_step": ("count", "Median batch size seen per step (first dimension of the batch)."),
     "samples_per_second": ("1/s", "Training samples per second in the steady window."),
+    "partial_batch_steps": ("count", "Steps left out of the window because their batch was smaller "
+                            "than the usual one (an epoch's last batch)."),
     "data_wait_share": ("share", "Share of the step the loop waited for the next batch."),
     "data_wait_stall_share": ("share", "Share of the data wait spent in stalls: steps that waited longer "
                               "than a median step's work, so the batch queue was empty."),
@@ -41,39 +51,55 @@ FACTS = {
     "compute_share": ("share", "forward + backward + optimizer shares together."),
     "data_wait_per_step": ("s", "Seconds per steady step waiting for data."),
     "h2d_per_step": ("s", "Seconds per steady step copying the batch to the device."),
-    "other_per_step": ("s", "Seconds per steady step outside every measured phase."),
-    "zero_grad_per_step": ("s", "Seconds per steady step in zero_grad() (part of other)."),
     "forward_per_step": ("s", "Seconds per steady step in forward (CPU-side wall time)."),
     "backward_per_step": ("s", "Seconds per steady step in backward (CPU-side wall time)."),
     "optimizer_per_step": ("s", "Seconds per steady step in optimizer.step()."),
-    "compute_per_step": ("s", "Seconds per steady step in forward + backward + optimizer."),
+    "eval_per_step": ("s", "Seconds per steady step in eval-mode/no-grad forwards."),
     "debug_per_step": ("s", "Seconds per steady step in debugging aids (anomaly mode's stack capture)."),
+    "other_per_step": ("s", "Seconds per steady step outside every measured phase."),
+    "zero_grad_per_step": ("s", "Seconds per steady step in zero_grad() (part of other)."),
+    "compute_per_step": ("s", "Seconds per steady step in forward + backward + optimizer."),
+    "probe_share": ("share", "Time trainprobe's own hooks took, over the steady steps' time (already "
+                    "left out of every phase)."),
     "gpu_busy_share": ("share", "Device-busy seconds (CUDA events) over step time; None without CUDA."),
+    "warmup_steps": ("count", "Warm-up steps (compilation, autotuning, first allocations)."),
+    "warmup_step_time": ("s", "Mean duration of a warm-up step."),
+    **{f"warmup_{p}_per_step": ("s", f"Seconds per warm-up step in {p.replace('_', ' ')}.") for p in PHASES},
     "epoch_start_wait": ("s", "Median data wait of the steps that began an epoch (after the first)."),
     "epoch_start_extra": ("s", "How much longer an epoch's first batch waits than a normal batch."),
+    "epoch_start_step_time": ("s", "Median duration of the steps that began an epoch, after warm-up."),
     "epochs_seen": ("count", "Epoch-start steps seen (DataLoader iterators created while training)."),
     "validation_steps": ("count", "Steps that were mostly validation (eval forwards)."),
     "validation_time_share": ("share", "Validation steps' time over all measured step time."),
 }
 
-_PHASES = ("data_wait", "h2d", "forward", "backward", "optimizer", "eval", "debug", "other")
+
+def _per_step(steps: tuple[Step, ...], phase: str):
+    return sum(getattr(s, phase) for s in steps) / len(steps) if steps else None
 
 
 def _shares(steps: tuple[Step, ...]) -> dict[str, object]:
     total = sum(s.duration for s in steps)
     out: dict[str, object] = {}
-    for phase in _PHASES:
+    for phase in PHASES:
         out[f"{phase}_share"] = ratio(sum(getattr(s, phase) for s in steps), total)
+        out[f"{phase}_per_step"] = _per_step(steps, phase)
     parts = [out[f"{p}_share"] for p in ("forward", "backward", "optimizer")]
     out["compute_share"] = None if None in parts else sum(parts)  # type: ignore[arg-type]
-    n = len(steps)
-    for phase in ("data_wait", "h2d", "other", "zero_grad", "forward", "backward", "optimizer", "debug"):
-        out[f"{phase}_per_step"] = sum(getattr(s, phase) for s in steps) / n if n else None
-    out["compute_per_step"] = (
-        sum(s.forward + s.backward + s.optimizer for s in steps) / n if n else None
-    )
+    out["zero_grad_per_step"] = _per_step(steps, "zero_grad")
+    out["compute_per_step"] = (sum(s.forward + s.backward + s.optimizer for s in steps) / len(steps)
+                               if steps else None)
+    out["probe_share"] = ratio(sum(s.probe for s in steps), total)
     busy = [s.gpu_busy for s in steps if s.gpu_busy is not None]
-    out["gpu_busy_share"] = ratio(sum(busy), total) if len(busy) == n and n else None
+    out["gpu_busy_share"] = ratio(sum(busy), total) if len(busy) == len(steps) and steps else None
+    return out
+
+
+def _warmup(record: RunRecord) -> dict[str, object]:
+    steps = warmup_steps(record)
+    out: dict[str, object] = {"warmup_steps": len(steps), "warmup_step_time": mean_step_time(steps)}
+    for phase in PHASES:
+        out[f"warmup_{phase}_per_step"] = _per_step(steps, phase)
     return out
 
 
@@ -102,37 +128,35 @@ def _epoch_facts(record: RunRecord) -> dict[str, object]:
     extra = None
     if wait is not None:
         extra = max(0.0, wait - (base or 0.0))
-    return {"epoch_start_wait": wait, "epoch_start_extra": extra, "epochs_seen": len(starts)}
-
-
-def within_epoch_steps(record: RunRecord) -> tuple[Step, ...]:
-    """The steady steps, without those that began an epoch (worker start-up, shuffling:
-    the epoch_start_* facts cover them), unless that would leave fewer than half."""
-    steps = record.steady_steps()
-    inside = tuple(s for s in steps if not s.epoch_start)
-    return inside if len(inside) * 2 >= len(steps) else steps
+    after_warmup = [s.duration for s in starts if s.phase != "warmup"]
+    return {"epoch_start_wait": wait, "epoch_start_extra": extra, "epochs_seen": len(starts),
+            "epoch_start_step_time": median(after_warmup) if after_warmup else None}
 
 
 def compute(record: RunRecord) -> dict[str, object]:
-    steps = within_epoch_steps(record)
+    steps = steady_steps(record)
     durations = [s.duration for s in steps]
-    med = median(durations)
-    avg = mean(durations)
+    base = mean_step_time(steps)
     out: dict[str, object] = {
         "steady_steps": len(steps),
-        "step_time_median": med,
+        "step_time": base,
+        "step_time_median": median(durations),
         "step_time_p90": percentile(durations, 90),
-        "steps_per_second": ratio(1.0, med),
+        "steps_per_second": ratio(1.0, base),
+        "partial_batch_steps": len(partial_batches(
+            tuple(s for s in record.steps if s.phase != "warmup" and not s.validation))),
     }
+    avg = mean(durations)
     if avg and len(durations) > 1:
         var = sum((d - avg) ** 2 for d in durations) / (len(durations) - 1)
         out["step_time_cv"] = var ** 0.5 / avg
     samples = median(s.samples for s in steps)
     out["samples_per_step"] = int(samples) if samples is not None else None
-    total = sum(durations)
     counted = [s.samples for s in steps if s.samples]
-    out["samples_per_second"] = ratio(sum(counted), total) if len(counted) == len(steps) else None
+    out["samples_per_second"] = (ratio(sum(counted), sum(durations))  # type: ignore[arg-type]
+                                 if steps and len(counted) == len(steps) else None)
     out.update(_shares(steps))
+    out.update(_warmup(record))
     out.update(_stall_facts(steps))
     out.update(_epoch_facts(record))
     validation = [s for s in record.steps if s.validation]

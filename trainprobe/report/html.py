@@ -117,15 +117,14 @@ def embedded_record(record: RunRecord, record_path: Optional[Path] = None) -> tu
 def report_context(record: RunRecord, diagnosis: Diagnosis,
                    record_path: Optional[Path] = None) -> dict[str, Any]:
     """Everything the template shows, already formatted."""
-    verdict = verdict_section(record, diagnosis)
     raw, raw_note = embedded_record(record, record_path)
     return {
         "header": header_section(record),
         "outcome": outcome_section(record),
-        "verdict": verdict,
-        "hero": hero_chart(record),
-        "breakdown": breakdown_section(record),
-        "findings": findings_section(diagnosis, verdict["step_time"]),
+        "verdict": verdict_section(diagnosis),
+        "hero": hero_chart(record, diagnosis),
+        "breakdown": breakdown_section(diagnosis),
+        "findings": findings_section(diagnosis),
         "timelines": timelines_section(record),
         "ops": ops_section(record),
         "hotspots": hotspots_section(record),

@@ -10,7 +10,6 @@ from typing import Any, Optional
 
 from ..findings import Diagnosis
 from ..record import RunRecord
-from .sections import rank_findings, verdict_section
 
 __all__ = ["json_summary", "JSON_SUMMARY_VERSION"]
 
@@ -21,8 +20,7 @@ def json_summary(record: RunRecord, diagnosis: Diagnosis, report_path: Optional[
                  record_path: Optional[Path] = None) -> dict[str, Any]:
     """A JSON-ready dict: verdict, findings (ranked), outcome, paths."""
     v = diagnosis.verdict
-    step_time = verdict_section(record, diagnosis)["step_time"]
-    sps = v.steps_per_second if v.steps_per_second is not None else (1 / step_time if step_time else None)
+    facts = diagnosis.fact_values()
     o = record.outcome
     return {
         "version": JSON_SUMMARY_VERSION,
@@ -30,9 +28,10 @@ def json_summary(record: RunRecord, diagnosis: Diagnosis, report_path: Optional[
         "verdict": {
             "category": v.category,
             "headline": v.headline,
-            "step_time_s": step_time,
-            "steps_per_second": sps,
-            "samples_per_second": v.samples_per_second,
+            "step_time_s": facts.get("step_time"),  # the mean steady step: the base of every share
+            "step_time_median_s": facts.get("step_time_median"),
+            "steps_per_second": facts.get("steps_per_second"),
+            "samples_per_second": facts.get("samples_per_second"),
             "breakdown": dict(v.breakdown),
             "primary_finding": v.primary_finding,
         },
@@ -46,7 +45,7 @@ def json_summary(record: RunRecord, diagnosis: Diagnosis, report_path: Optional[
                              for e in f.evidence],
                 "verification": f.verification.to_dict() if f.verification else None,
             }
-            for f in rank_findings(diagnosis, step_time)
+            for f in diagnosis.findings
         ],
         "outcome": {"status": o.status, "exit_code": o.exit_code, "signal": o.signal,
                     "exception_type": o.exception_type, "reason": o.reason, "duration_s": o.duration,

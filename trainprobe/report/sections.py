@@ -1,7 +1,10 @@
 """The report's sections as plain view data: numbers already formatted for people.
 
-Each ``*_section(record, ...)`` function is pure and returns dicts and lists
-that the templates lay out; no template does arithmetic or unit conversion.
+Each ``*_section`` function is pure and returns dicts and lists that the
+templates lay out; no template does arithmetic or unit conversion. Every
+figure about the steps comes from the diagnosis's facts (one steady window,
+one step-time base, in ``trainprobe.facts``): the report shows them and never
+recomputes a share, a window or a ranking.
 A section whose data is missing says why (``available``/``reason``) instead
 of rendering empty.
 """
@@ -11,18 +14,17 @@ from __future__ import annotations
 import json
 import os
 import re
-import statistics
 from datetime import datetime
-from typing import Any, Optional, Sequence
+from typing import Any, Optional
 
 from ..findings import Diagnosis, Finding
-from ..record import PHASE_WARMUP, RunRecord, Step
+from ..record import RunRecord
 from .. import display
 
 __all__ = [
-    "PHASES", "STATUS_TEXT", "CATEGORY_TEXT", "SEVERITY_RANK",
+    "PHASES", "STATUS_TEXT", "CATEGORY_TEXT",
     "header_section", "outcome_section", "verdict_section", "breakdown_section",
-    "rank_findings", "findings_section", "gpu_unavailable_reason", "bare_reason",
+    "findings_section", "gpu_unavailable_reason", "bare_reason",
 ]
 
 # Step phases in display order: (field, label, colour).
@@ -61,18 +63,6 @@ CATEGORY_TEXT = {
     "communication": "Communication-bound",
     "unknown": "No verdict",
 }
-
-SEVERITY_RANK = {"critical": 2, "warning": 1, "info": 0}
-
-
-
-def _mean(xs: Sequence[float]) -> Optional[float]:
-    return statistics.fmean(xs) if xs else None
-
-
-def _median(xs: Sequence[float]) -> Optional[float]:
-    return statistics.median(xs) if xs else None
-
 
 def script_name(record: RunRecord) -> str:
     inv = record.invocation
@@ -137,38 +127,33 @@ def outcome_section(record: RunRecord) -> dict[str, Any]:
     }
 
 
-def verdict_section(record: RunRecord, diagnosis: Diagnosis) -> dict[str, Any]:
+def verdict_section(diagnosis: Diagnosis) -> dict[str, Any]:
+    """The verdict and its headline numbers, all of them the diagnosis's facts."""
     v = diagnosis.verdict
-    steady = record.steady_steps()
-    step_time = v.step_time if v.step_time is not None else _median([s.duration for s in steady])
-    sps = v.steps_per_second
-    if sps is None and step_time:
-        sps = 1.0 / step_time
+    facts = diagnosis.fact_values()
+    steady = facts.get("steady_steps") or 0
     numbers = [
-        ("step time", display.seconds(step_time), "median of the steady window"),
-        ("steps/s", display.number(sps), ""),
+        ("step time", display.seconds(facts.get("step_time")),
+         f"mean of {steady} steady steps (the base of every share); "
+         f"median {display.seconds(facts.get('step_time_median'))}"),
+        ("steps/s", display.number(facts.get("steps_per_second")), "1 / mean step time"),
     ]
-    if v.samples_per_second is not None:
-        numbers.append(("samples/s", display.number(v.samples_per_second), ""))
-    share = _data_wait_share(steady)
-    if share is not None:
-        numbers.append(("waiting for data", display.share(share), "share of the step"))
+    if facts.get("samples_per_second") is not None:
+        numbers.append(("samples/s", display.number(facts.get("samples_per_second")),
+                        "samples over the steady steps' time"))
+    if facts.get("data_wait_share") is not None:
+        numbers.append(("waiting for data", display.share(facts.get("data_wait_share")), "share of the step"))
+    combined = diagnosis.whatif_combined
     return {
         "category": v.category,
         "label": CATEGORY_TEXT.get(v.category, v.category),
         "headline": v.headline,
-        "step_time": step_time,
         "numbers": numbers,
         "causes": _cause_bar(v.breakdown),
-        "steady_steps": len(steady),
-        "combined": diagnosis.whatif_combined.text if diagnosis.whatif_combined else None,
-        "combined_measured": bool(diagnosis.whatif_combined and diagnosis.whatif_combined.status == "measured"),
+        "steady_steps": steady,
+        "combined": combined.text if combined else None,
+        "combined_measured": bool(combined and combined.status == "measured"),
     }
-
-
-def _data_wait_share(steps: Sequence[Step]) -> Optional[float]:
-    total = sum(s.duration for s in steps)
-    return sum(s.data_wait for s in steps) / total if total > 0 else None
 
 
 _CAUSE_COLORS = {"input": "#d55e00", "host": "#9aa5b1", "launch": "#cc79a7", "sync": "#b58900",
@@ -176,92 +161,44 @@ _CAUSE_COLORS = {"input": "#d55e00", "host": "#9aa5b1", "launch": "#cc79a7", "sy
 
 
 def _cause_bar(breakdown: dict[str, float]) -> list[dict[str, Any]]:
-    total = sum(v for v in breakdown.values() if v and v > 0)
-    if total <= 0:
-        return []
-    return [{"label": k, "share": v / total, "text": display.share(v), "color": _CAUSE_COLORS.get(k, "#5b6673")}
+    """The engine's split of the step by cause (its shares add up to one)."""
+    return [{"label": k, "share": v, "text": display.share(v), "color": _CAUSE_COLORS.get(k, "#5b6673")}
             for k, v in sorted(breakdown.items(), key=lambda kv: -kv[1]) if v and v > 0]
 
 
-def breakdown_section(record: RunRecord) -> dict[str, Any]:
-    """Where a step's time goes, by phase: warm-up against the steady window."""
-    steady = record.steady_steps()
-    warmup = tuple(s for s in record.steps if s.phase == PHASE_WARMUP)
+def breakdown_section(diagnosis: Diagnosis) -> dict[str, Any]:
+    """Where a step's time goes, by phase: the steady window's facts beside the warm-up's."""
+    facts = diagnosis.fact_values()
+    steady_n = facts.get("steady_steps") or 0
     rows = []
     for name, label, color in PHASES:
-        w = _mean([getattr(s, name) for s in warmup])
-        m = _mean([getattr(s, name) for s in steady])
-        if name in _SHOWN_WHEN_USED and not (w or m):
+        warmup, steady = facts.get(f"warmup_{name}_per_step"), facts.get(f"{name}_per_step")
+        if name in _SHOWN_WHEN_USED and not (warmup or steady):
             continue
-        rows.append({"name": name, "label": label, "color": color,
-                     "warmup": display.seconds(w), "steady": display.seconds(m), "steady_s": m or 0.0})
-    mean_steady = _mean([s.duration for s in steady])
-    for row in rows:
-        row["share"] = (row["steady_s"] / mean_steady) if mean_steady else None
-        row["share_text"] = display.share(row["share"])
+        share = facts.get(f"{name}_share")
+        rows.append({"name": name, "label": label, "color": color, "warmup": display.seconds(warmup),
+                     "steady": display.seconds(steady), "share": share, "share_text": display.share(share)})
+    segments = [{"label": r["label"], "share": r["share"], "color": r["color"],
+                 "text": f"{r['label']}: {r['steady']} ({r['share_text']})"} for r in rows if r["share"]]
     return {
-        "available": bool(steady),
+        "available": bool(steady_n),
         "rows": rows,
-        "bars": [_bar("steady", steady), _bar("warm-up", warmup)],
-        "steady_n": len(steady),
-        "warmup_n": len(warmup),
-        "steady_mean": display.seconds(mean_steady),
-        "steady_median": display.seconds(_median([s.duration for s in steady])),
-        "warmup_mean": display.seconds(_mean([s.duration for s in warmup])),
-        "probe_share": display.share(sum(s.probe for s in steady) / sum(s.duration for s in steady))
-        if steady and sum(s.duration for s in steady) > 0 else display.UNKNOWN,
-        # device-side busy time from CUDA events: shown only when the run used a GPU
-        "gpu_busy": display.share(_gpu_busy_share(steady)) if record.settings.cuda_used else display.UNKNOWN,
+        "segments": segments,
+        "steady_n": steady_n,
+        "warmup_n": facts.get("warmup_steps") or 0,
+        "steady_mean": display.seconds(facts.get("step_time")),
+        "steady_median": display.seconds(facts.get("step_time_median")),
+        "warmup_mean": display.seconds(facts.get("warmup_step_time")),
+        "partial_batches": facts.get("partial_batch_steps") or 0,
+        "probe_share": display.share(facts.get("probe_share")),
+        "gpu_busy": display.share(facts.get("gpu_busy_share")),
     }
 
 
-def _gpu_busy_share(steps: Sequence[Step]) -> Optional[float]:
-    timed = [s for s in steps if s.gpu_busy is not None and s.duration > 0]
-    if not timed:
-        return None
-    return sum(s.gpu_busy or 0.0 for s in timed) / sum(s.duration for s in timed)
-
-
-def _bar(label: str, steps: Sequence[Step]) -> dict[str, Any]:
-    mean = _mean([s.duration for s in steps])
-    segments = []
-    if mean:
-        for name, plabel, color in PHASES:
-            v = _mean([getattr(s, name) for s in steps]) or 0.0
-            if v > 0:
-                segments.append({"label": plabel, "share": min(1.0, v / mean), "color": color,
-                                 "text": f"{plabel}: {display.seconds(v)} ({display.share(v / mean)})"})
-    return {"label": label, "n": len(steps), "mean": display.seconds(mean), "segments": segments}
-
-
-def _seconds_saved(f: Finding, step_time: Optional[float]) -> float:
-    if f.gain.seconds_per_step is not None:
-        return f.gain.seconds_per_step
-    if f.gain.speedup and step_time and f.gain.speedup > 0:
-        return step_time * (1 - 1 / f.gain.speedup)
-    return 0.0
-
-
-def rank_findings(diagnosis: Diagnosis, step_time: Optional[float] = None) -> list[Finding]:
-    """Findings by estimated gain (seconds saved per step), then severity; the engine's order breaks ties."""
-    step_time = step_time if step_time is not None else diagnosis.verdict.step_time
-    indexed = list(enumerate(diagnosis.findings))
-    indexed.sort(key=lambda p: (-_seconds_saved(p[1], step_time), -SEVERITY_RANK.get(p[1].severity, 0), p[0]))
-    return [f for _, f in indexed]
-
-
-def _safe_href(url: str) -> Optional[str]:
-    return url if url.startswith(("https://", "http://")) else None
-
-
-def findings_section(diagnosis: Diagnosis, step_time: Optional[float]) -> list[dict[str, Any]]:
+def findings_section(diagnosis: Diagnosis) -> list[dict[str, Any]]:
+    """The findings in the engine's order (warnings first, then by the time they recover)."""
     out = []
-    for rank, f in enumerate(rank_findings(diagnosis, step_time), 1):
-        gain = f.gain.text
-        if not gain and f.gain.speedup:
-            gain = f"about {display.ratio(f.gain.speedup)} faster steps"
-        if not gain and f.gain.seconds_per_step:
-            gain = f"about {display.seconds(f.gain.seconds_per_step)} less per step"
+    for rank, f in enumerate(diagnosis.findings, 1):
         docs = f.docs
         out.append({
             "rank": rank, "id": f.id, "name": f.name, "title": f.title or f.name or f.id,
@@ -269,13 +206,17 @@ def findings_section(diagnosis: Diagnosis, step_time: Optional[float]) -> list[d
             "severity_css": {"critical": "bad", "warning": "warn"}.get(f.severity, "muted"),
             "message": f.message, "advice": f.advice, "snippet": f.snippet,
             "evidence": [(e.label, e.value, e.threshold or "") for e in f.evidence],
-            "gain": gain, "source": f.source,
+            "gain": f.gain.text, "source": f.source,
             "docs": [(k, getattr(docs, k)) for k in ("what", "why", "evidence", "fix", "options")
                      if getattr(docs, k)],
             "references": [(r, _safe_href(r)) for r in docs.references],
             "verification": _verification(f),
         })
     return out
+
+
+def _safe_href(url: str) -> Optional[str]:
+    return url if url.startswith(("https://", "http://")) else None
 
 
 def _verification(f: Finding) -> Optional[dict[str, Any]]:

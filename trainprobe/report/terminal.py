@@ -12,7 +12,7 @@ from typing import Optional
 from ..findings import Diagnosis
 from ..record import RunRecord
 from .. import display
-from .sections import CATEGORY_TEXT, STATUS_TEXT, rank_findings, verdict_section
+from .sections import CATEGORY_TEXT, STATUS_TEXT, verdict_section
 
 __all__ = ["terminal_summary"]
 
@@ -29,7 +29,7 @@ def terminal_summary(record: RunRecord, diagnosis: Diagnosis, report_path: Optio
     """Verdict, step time and throughput, the top findings with gain and advice, the report's path."""
     paint = display.painter(color)
     v = diagnosis.verdict
-    verdict = verdict_section(record, diagnosis)
+    verdict = verdict_section(diagnosis)
     lines = []
     outcome = record.outcome
     if outcome.status not in ("completed", "stopped"):
@@ -47,13 +47,13 @@ def terminal_summary(record: RunRecord, diagnosis: Diagnosis, report_path: Optio
     if verdict.get("combined"):
         lines.append("  " + paint(_one_line("what-if: " + verdict["combined"], 160),
                                   "green" if verdict["combined_measured"] else "dim"))
-    findings = rank_findings(diagnosis, verdict["step_time"])
+    findings = diagnosis.findings
     if findings:
         lines.append("")
         lines.append(paint(f"Top findings ({min(top, len(findings))} of {len(findings)}):", "bold"))
     for i, f in enumerate(findings[:top], 1):
         sev = paint(f"[{f.severity}]", _SEVERITY_COLOR.get(f.severity, "dim"))
-        gain = f.gain.text or (f"~{display.ratio(f.gain.speedup)} faster" if f.gain.speedup else "")
+        gain = f.gain.text
         lines.append(f"  {i}. {sev} {f.title or f.id}" + (f"  {paint(gain, 'green')}" if gain else ""))
         lines.append(f"     {_one_line(f.message)}")
         if f.advice:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Optional, Sequence
 
+from ..findings import Diagnosis
 from ..record import RunRecord, Step
 from .. import display
 from .charts import PALETTE, Band, Line, Marker, MAX_STEP_TICKS, timeline
@@ -170,63 +171,45 @@ def _step_chart(record: RunRecord, ctx: dict[str, Any]) -> Optional[dict[str, An
     return _chart("Step time, step by step", svg, legend)
 
 
-def _window(record: RunRecord) -> Optional[tuple[float, float]]:
-    steady = record.steady_steps()
-    if not steady:
-        return None
-    return steady[0].start, steady[-1].start + steady[-1].duration
-
-
-def _mean_in(t: Sequence[float], y: Sequence[Optional[float]], window: tuple[float, float]) -> Optional[float]:
-    vals = [v for ti, v in zip(t, y) if v is not None and window[0] <= ti <= window[1]]
-    return sum(vals) / len(vals) if vals else None
-
-
-def hero_summary(record: RunRecord) -> Optional[str]:
-    """One sentence on what the device did while the steady steps ran."""
-    window = _window(record)
-    if window is None:
+def hero_summary(record: RunRecord, facts: dict[str, Any]) -> Optional[str]:
+    """One sentence on what the device did while the steady steps ran (the facts' figures)."""
+    if not facts.get("steady_steps"):
         return None
     if gpu_unavailable_reason(record) is None:
-        parts = []
-        for g in record.samples.gpus:
-            busy = _mean_in(g.t, g.sm_util, window)
-            if busy is not None:
-                name = f"GPU {g.index}" if len(record.samples.gpus) > 1 else "The GPU"
-                parts.append(f"{name} ran kernels {busy:.0f}% of the time and sat idle {100 - busy:.0f}%")
-        return "; ".join(parts) + " during the steady steps." if parts else None
-    main = next((p for p in record.samples.processes if p.role == "main"), None)
+        busy = facts.get("gpu_util_p50")
+        if busy is None:
+            return None
+        return (f"The GPU ran kernels a median {display.percent(busy)} of the time and sat idle "
+                f"{display.percent(100 - busy)} during the steady steps.")  # type: ignore[operator]
+    main = facts.get("main_cpu_cores")
     if main is None:
         return None
-    busy = _mean_in(main.t, main.cpu_percent, window)
-    workers = [p for p in record.samples.processes if p.role == "worker"]
-    text = f"No GPU: the main process kept {busy / 100:.1f} cores busy" if busy is not None else None
-    if text and workers:
-        wb = [_mean_in(p.t, p.cpu_percent, window) or 0.0 for p in workers]
-        text += f", its {len(workers)} DataLoader workers {sum(wb) / 100:.1f} cores in all"
-    return text + " during the steady steps." if text else None
+    text = f"No GPU: the training process kept {display.number(main, 2)} cores busy"
+    workers = facts.get("worker_processes")
+    if workers:
+        text += (f", its {workers} DataLoader worker{'s' if workers != 1 else ''} "
+                 f"{display.number(facts.get('worker_cores_used'), 2)} cores in all")
+    return text + " during the steady steps."
 
 
-def other_load(record: RunRecord) -> Optional[str]:
+# Other programs using this many cores (or this share of the usable ones) are worth a warning.
+_OUTSIDE_MIN_CORES = 0.5
+_OUTSIDE_MIN_SHARE = 0.15
+
+
+def other_load(facts: dict[str, Any]) -> Optional[str]:
     """A warning when other programs kept the machine's CPUs busy during the steady steps."""
-    window = _window(record)
-    host = record.samples.host
-    cores = record.environment.usable_cores or record.environment.logical_cores
-    logical = record.environment.logical_cores
-    if window is None or not host.cpu_percent or not cores or not logical:
+    outside, usable = facts.get("outside_cpu_cores"), facts.get("usable_cores")
+    if outside is None or not usable:
         return None
-    machine = _mean_in(host.t, host.cpu_percent, window)
-    if machine is None:
+    if outside < max(_OUTSIDE_MIN_CORES, _OUTSIDE_MIN_SHARE * usable):
         return None
-    ours = sum(_mean_in(p.t, p.cpu_percent, window) or 0.0 for p in record.samples.processes) / 100
-    others = machine * logical / 100 - ours
-    if others < max(0.5, 0.15 * cores):
-        return None
-    return (f"Other programs kept about {others:.1f} of the machine's {logical} cores busy during the steady "
-            f"steps, so these timings may be slower and noisier than on a quiet machine.")
+    return (f"Other programs kept about {display.number(outside, 2)} of the machine's "
+            f"{facts.get('logical_cores') or usable} cores busy during the steady steps, so these timings "
+            "may be slower and noisier than on a quiet machine.")
 
 
-def hero_chart(record: RunRecord) -> Optional[dict[str, Any]]:
+def hero_chart(record: RunRecord, diagnosis: Diagnosis) -> Optional[dict[str, Any]]:
     """The one chart on the first screen: the device's activity (GPU, or the CPU without one)."""
     ctx = _context(record)
     chart = None
@@ -235,8 +218,9 @@ def hero_chart(record: RunRecord) -> Optional[dict[str, Any]]:
     elif record.samples.processes or record.samples.host.cpu_percent:
         chart = _cpu_chart(record, ctx, height=150)
     if chart is not None:
-        chart["note"] = hero_summary(record) or ""
-        chart["noise"] = other_load(record)
+        facts = diagnosis.fact_values()
+        chart["note"] = hero_summary(record, facts) or ""
+        chart["noise"] = other_load(facts)
     return chart
 
 

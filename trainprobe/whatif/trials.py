@@ -2,8 +2,8 @@
 
 Each trial is a fresh child process under the probe with a short window (a
 few warm-up steps, then a few seconds of steady steps, no profilers). Its
-figure is the median duration of its steady steps, robust to the odd slow
-step a shared machine throws in. Baseline and fix trials alternate, and each
+figure is the facts' ``step_time`` of its run: the mean steady step, the same
+base every share and gain of a diagnosis uses. Baseline and fix trials alternate, and each
 fix trial is paired with the baseline of its round; the speed-up of a pair is
 baseline median / fix median, and a fix's result is the median over its pairs
 with the min–max as its interval.
@@ -72,10 +72,10 @@ class Trial:
     reason: str = ""
     wall: float = 0.0  # seconds the trial took, start-up included
     steps: int = 0  # steady steps measured
-    step_time: Optional[float] = None  # median steady step, seconds
+    step_time: Optional[float] = None  # the step_time fact: mean steady step, seconds
     steps_per_second: Optional[float] = None
     samples_per_second: Optional[float] = None
-    epoch_start_step_time: Optional[float] = None  # median of steps that started an epoch (after warm-up)
+    epoch_start_step_time: Optional[float] = None  # the epoch_start_step_time fact
     losses: tuple[float, ...] = ()  # per backward in the measured window
     fixes_applied: tuple[str, ...] = ()  # what the child says took effect
     fix_details: tuple[str, ...] = ()
@@ -128,8 +128,12 @@ def run_trial(index: int, label: str, target: Sequence[str], fixes: dict, out_di
 
 def summarize_trial(index: int, label: str, fixes: dict, out_dir: Path, record: RunRecord,
                     wall: float) -> Trial:
-    """A trial's figures from its run record and the child's loss and fixes events."""
-    steps = record.steady_steps()
+    """A trial's figures from its run record (the facts' step time, the one definition of it) and
+    the child's loss and fixes events."""
+    from ..facts import compute_facts, facts_by_name
+
+    facts = facts_by_name(compute_facts(record))
+    steps = int(facts.get("steady_steps") or 0)
     losses, applied, details = _child_extras(out_dir / "events.jsonl")
     base = dict(index=index, label=label, fixes=dict(fixes), out_dir=str(out_dir), wall=wall,
                 losses=losses, fixes_applied=applied, fix_details=details)
@@ -137,22 +141,17 @@ def summarize_trial(index: int, label: str, fixes: dict, out_dir: Path, record: 
     if status == "interrupted":
         return Trial(status="interrupted", reason="interrupted with Ctrl-C", **base)
     # A trial ended by its timeout still measured its steady steps; a crash did not end cleanly enough.
-    if status not in ("stopped", "completed", "timeout") or len(steps) < MIN_STEADY_STEPS:
+    if status not in ("stopped", "completed", "timeout") or steps < MIN_STEADY_STEPS:
         why = record.outcome.reason or status
         if status in ("stopped", "completed", "timeout"):
-            why = f"only {len(steps)} steady steps were measured ({why})"
+            why = f"only {steps} steady steps were measured ({why})"
         detail = f": {record.outcome.exception_message}" if record.outcome.exception_message else ""
-        return Trial(status="failed", reason=f"{why}{detail}", steps=len(steps), **base)
-    durations = [s.duration for s in steps]
-    step_time = statistics.median(durations)
-    samples = [s.samples for s in steps if s.samples]
-    per_step = statistics.median(samples) if samples else None
-    epoch_starts = [s.duration for s in record.steps if s.epoch_start and s.phase != PHASE_WARMUP]
+        return Trial(status="failed", reason=f"{why}{detail}", steps=steps, **base)
     return Trial(
-        steps=len(steps), step_time=step_time,
-        steps_per_second=1.0 / step_time if step_time > 0 else None,
-        samples_per_second=per_step / step_time if per_step and step_time > 0 else None,
-        epoch_start_step_time=statistics.median(epoch_starts) if epoch_starts else None,
+        steps=steps, step_time=facts["step_time"],  # type: ignore[arg-type]
+        steps_per_second=facts.get("steps_per_second"),  # type: ignore[arg-type]
+        samples_per_second=facts.get("samples_per_second"),  # type: ignore[arg-type]
+        epoch_start_step_time=facts.get("epoch_start_step_time"),  # type: ignore[arg-type]
         **base,
     )
 

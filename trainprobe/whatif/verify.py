@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Callable, Optional, Sequence
 
 from ..api import DiagnoseResult, TrainprobeError, finish, render
+from ..facts.window import steady_steps
 from ..findings import Diagnosis, Finding, Verification
 from ..record import Invocation, RunRecord
 from ..jsonio import write_json_atomic
@@ -81,7 +82,7 @@ def verify_result(result: DiagnoseResult, budget: float = DEFAULT_BUDGET, rule_d
     candidates, decided, answers = plan_candidates(record, result.diagnosis)
     run_dir = Path(result.record_path).parent
     outcome = Outcome()
-    if candidates and not record.steady_steps():
+    if candidates and not steady_steps(record):
         progress("what-if: skipped: the run measured no training steps to compare against")
         candidates, answers = [], {}
     if candidates:

@@ -1,0 +1,100 @@
+"""The steps every figure describes, and the one step time every share, gain and rate is based on.
+
+This is the only definition of the measured ("steady") window. The facts,
+the rules' gains, the verdict, the report, the terminal summary and the
+what-if's trials all take their steps from :func:`steady_steps`, so a share
+printed in one place is the share behind a finding in another.
+
+A steady step is a training step of the measured window (or, when the run
+ended before that window, any step after warm-up) that is not:
+
+* a validation step (eval forwards took most of it);
+* the first step of an epoch (worker start-up and shuffling: the
+  ``epoch_start_*`` facts describe those), unless leaving them out would
+  leave fewer than half of the steps;
+* a partial batch (the short last batch of an epoch): fewer samples than the
+  usual batch, when the batch size is regular (most steps share it).
+
+The base of every share and gain is the **mean** steady step
+(:func:`mean_step_time`): total time over steps, so that shares add up to the
+step, a gain in seconds per step converts to a speed-up of throughput, and
+samples/s is samples over time. The median is reported beside it as the
+typical step.
+"""
+
+from __future__ import annotations
+
+from typing import Optional, Sequence
+
+from ..record import PHASE_STEADY, PHASE_WARMUP, RunRecord, Step
+from ._stats import median
+
+__all__ = ["steady_steps", "warmup_steps", "steady_span", "in_window", "mean_step_time",
+           "usual_batch", "partial_batches"]
+
+
+def _candidates(record: RunRecord) -> tuple[Step, ...]:
+    steady = tuple(s for s in record.steps if s.phase == PHASE_STEADY and not s.validation)
+    if steady:
+        return steady
+    return tuple(s for s in record.steps if s.phase != PHASE_WARMUP and not s.validation)
+
+
+def usual_batch(steps: Sequence[Step]) -> Optional[int]:
+    """The batch size most steps share, or None when batches vary (or are unknown)."""
+    sizes = [s.samples for s in steps if s.samples]
+    if not sizes:
+        return None
+    typical = max(set(sizes), key=sizes.count)
+    return typical if sizes.count(typical) * 2 > len(sizes) else None
+
+
+def partial_batches(steps: Sequence[Step]) -> tuple[Step, ...]:
+    """Steps with fewer samples than the usual batch (the last batch of an epoch)."""
+    usual = usual_batch(steps)
+    if usual is None:
+        return ()
+    return tuple(s for s in steps if s.samples is not None and s.samples < usual)
+
+
+def steady_steps(record: RunRecord) -> tuple[Step, ...]:
+    """The steady steps (see the module's docstring)."""
+    steps = _candidates(record)
+    inside = tuple(s for s in steps if not s.epoch_start)
+    if len(inside) * 2 >= len(steps):
+        steps = inside
+    partial = set(map(id, partial_batches(steps)))
+    whole = tuple(s for s in steps if id(s) not in partial)
+    return whole if whole else steps
+
+
+def warmup_steps(record: RunRecord) -> tuple[Step, ...]:
+    return tuple(s for s in record.steps if s.phase == PHASE_WARMUP and not s.validation)
+
+
+def steady_span(record: RunRecord) -> Optional[tuple[float, float]]:
+    """Start and end (record time) of the steady steps, to cut the samplers' series to them."""
+    steps = steady_steps(record)
+    if not steps:
+        return None
+    return min(s.start for s in steps), max(s.start + s.duration for s in steps)
+
+
+def in_window(t: Sequence[float], values: Sequence, span: Optional[tuple[float, float]]) -> list:
+    """The values sampled inside ``span``; all of them when the span holds none."""
+    if span is None or not t:
+        return list(values)
+    lo, hi = span
+    picked = [v for ti, v in zip(t, values) if lo <= ti <= hi]
+    return picked if picked else list(values)
+
+
+def mean_step_time(steps: Sequence[Step]) -> Optional[float]:
+    """The base of every share and gain: all steady time over the steady steps."""
+    if not steps:
+        return None
+    return sum(s.duration for s in steps) / len(steps)
+
+
+def median_step_time(steps: Sequence[Step]) -> Optional[float]:
+    return median(s.duration for s in steps)
