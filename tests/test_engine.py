@@ -242,7 +242,7 @@ def test_odd_records_never_raise():
     for record in odd:
         result = diagnose(record)
         assert result.rule_errors == ()
-        assert result.verdict.category in CATEGORIES + ("unknown",)
+        assert result.verdict.category == "unknown"  # no step with a duration: no verdict
 
 
 # --- ranking and the verdict -----------------------------------------------------------------

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import statistics
+from pathlib import Path
 import math
 import os
 import sys
@@ -245,3 +247,64 @@ def test_gpus_used_counts_distinct_devices():
     two = with_model(gpu_record(), devices=("cuda:0", "cuda:1"))
     assert facts(two)["gpus_used"] == 2
     assert facts(cpu_record())["gpus_used"] == 0
+
+
+# --- facts by value on the recorded real runs ------------------------------------------------------
+
+RECORDED = sorted((Path(__file__).parent / "data" / "runs").rglob("*.run.json"))
+
+
+def _by_hand(record: RunRecord):
+    """The steady window as the docs define it, computed here independently of trainprobe.facts."""
+    steps = [s for s in record.steps if s.phase == "steady" and not s.validation] or \
+        [s for s in record.steps if s.phase != "warmup" and not s.validation]
+    inside = [s for s in steps if not s.epoch_start]
+    if 2 * len(inside) >= len(steps):
+        steps = inside
+    sizes = [s.samples for s in steps if s.samples]
+    usual = max(set(sizes), key=sizes.count) if sizes else None
+    if usual is not None and 2 * sizes.count(usual) > len(sizes):
+        steps = [s for s in steps if s.samples is None or s.samples >= usual] or steps
+    return steps
+
+
+@pytest.mark.parametrize("path", RECORDED, ids=lambda p: p.stem.split(".")[0])
+def test_step_facts_by_value_on_recorded_runs(path):
+    record = RunRecord.load(path)
+    values = facts(record)
+    steps = _by_hand(record)
+    assert values["steady_steps"] == len(steps)
+    if not steps:
+        return
+    total = sum(s.duration for s in steps)
+    assert values["step_time"] == pytest.approx(total / len(steps))
+    assert values["steps_per_second"] == pytest.approx(len(steps) / total)
+    assert values["step_time_median"] == pytest.approx(statistics.median(s.duration for s in steps))
+    for phase in ("data_wait", "h2d", "forward", "backward", "optimizer", "other"):
+        assert values[f"{phase}_share"] == pytest.approx(sum(getattr(s, phase) for s in steps) / total), phase
+        assert values[f"{phase}_per_step"] == pytest.approx(sum(getattr(s, phase) for s in steps) / len(steps))
+    shares = sum(values[f"{p}_share"] for p in ("data_wait", "h2d", "forward", "backward", "optimizer", "eval",
+                                                  "debug", "other"))
+    assert shares == pytest.approx(1.0, abs=1e-6)  # the phases add up to the step
+    if all(s.samples for s in steps):
+        assert values["samples_per_second"] == pytest.approx(sum(s.samples for s in steps) / total)
+
+
+@pytest.mark.parametrize("path", RECORDED, ids=lambda p: p.stem.split(".")[0])
+def test_settings_and_machine_facts_by_value_on_recorded_runs(path):
+    record = RunRecord.load(path)
+    values = facts(record)
+    env = record.environment
+    assert values["usable_cores"] == (env.usable_cores or env.logical_cores)
+    assert values["cpu_only"] is (not record.settings.cuda_used)
+    assert values["steps_recorded"] == len(record.steps)
+    assert values["outcome_status"] == record.outcome.status
+    training = [d for d in record.settings.dataloaders if d.used_in_training]
+    if training:
+        assert values["num_workers"] == training[0].num_workers
+        assert values["batch_size"] == training[0].batch_size
+        assert values["pin_memory"] is training[0].pin_memory
+    if values["main_cpu_cores"] is not None:
+        assert 0.0 <= values["main_cpu_cores"] <= (env.logical_cores or 64) + 0.5
+    if values["outside_cpu_cores"] is not None:
+        assert 0.0 <= values["outside_cpu_cores"] <= (env.logical_cores or 64)

@@ -6,11 +6,16 @@ import signal
 import subprocess
 import time
 
+import pytest
+
 from probe_helpers import FAST, SCRIPTS, diagnose, trainprobe_cmd
 from trainprobe.probe.events import read_events
 from trainprobe.record import RunRecord
 
 LOOP = str(SCRIPTS / "loop.py")
+
+# Every test here runs a script under the probe in a child process: seconds each.
+pytestmark = pytest.mark.slow
 
 
 def test_clean_early_stop_runs_the_scripts_finally(tmp_path):

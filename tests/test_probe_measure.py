@@ -13,6 +13,7 @@ def _median(values):
     return statistics.median(values)
 
 
+@pytest.mark.slow
 def test_step_split_agrees_with_a_hand_timed_loop(tmp_path):
     hand_file = tmp_path / "hand.json"
     _, record = diagnose(tmp_path / "out", "--warmup-steps", "3", "--window", "3",
@@ -51,6 +52,7 @@ def test_step_split_agrees_with_a_hand_timed_loop(tmp_path):
         assert parts == pytest.approx(s.duration, rel=1e-6, abs=1e-6)
 
 
+@pytest.mark.slow
 def test_settings_are_read_from_the_live_objects(tmp_path):
     _, record = diagnose(tmp_path / "out", "--warmup-steps", "3", "--window", "2", str(SCRIPTS / "settings_rich.py"))
     st = record.settings
@@ -76,6 +78,7 @@ def test_settings_are_read_from_the_live_objects(tmp_path):
     assert any(s.eval > 0 for s in record.steps)  # the validation forwards are timed apart
 
 
+@pytest.mark.slow
 def test_a_loop_without_optimizer_steps_at_backward(tmp_path):
     _, record = diagnose(tmp_path / "out", *FAST, str(SCRIPTS / "handsgd.py"))
     assert record.outcome.status == "stopped"

@@ -7,6 +7,7 @@ import pytest
 from probe_helpers import SCRIPTS, diagnose, parity_line, plain_python
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("exit_code", [0, 3])
 def test_script_sees_what_plain_python_gives(tmp_path, exit_code):
     work = tmp_path / "work"
@@ -27,6 +28,7 @@ def test_script_sees_what_plain_python_gives(tmp_path, exit_code):
     assert record.invocation.args == ("--lr", "0.1", "--", "x y")
 
 
+@pytest.mark.slow
 def test_double_dash_after_script_is_not_passed_on(tmp_path):
     work = tmp_path / "work"
     work.mkdir()
@@ -36,6 +38,7 @@ def test_double_dash_after_script_is_not_passed_on(tmp_path):
     assert parity_line(probed.stdout)["argv"] == parity_line(plain.stdout)["argv"] == ["parity.py", "--epochs", "3"]
 
 
+@pytest.mark.slow
 def test_module_mode_matches_python_dash_m(tmp_path):
     work = tmp_path / "work"
     shutil.copytree(SCRIPTS / "parity_pkg", work / "parity_pkg")
@@ -45,6 +48,7 @@ def test_module_mode_matches_python_dash_m(tmp_path):
     assert record.invocation.module == "parity_pkg.mod"
 
 
+@pytest.mark.slow
 def test_script_without_main_guard_and_fork_workers(tmp_path):
     plain = plain_python(str(SCRIPTS / "unguarded.py"))
     probed, record = diagnose(tmp_path / "out", str(SCRIPTS / "unguarded.py"))

@@ -1,5 +1,6 @@
 """The profiler summary from a real torch.profiler window over a small loop."""
 
+import pytest
 import torch
 from torch.utils.data import DataLoader, Dataset
 
@@ -19,6 +20,7 @@ class ItemInTransform(Dataset):
         return x
 
 
+@pytest.mark.slow
 def test_syncs_are_split_between_loop_optimizer_and_loader():
     loader = DataLoader(ItemInTransform(), batch_size=8)
     model = torch.nn.Linear(4, 1)

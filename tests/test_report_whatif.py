@@ -3,7 +3,7 @@
 import dataclasses
 
 from report_fakes import input_bound_diagnosis, input_bound_record
-from trainprobe.findings import Verification
+from trainprobe.findings import Verification, WhatIf
 from trainprobe.report import render_html, terminal_summary
 
 
@@ -13,7 +13,7 @@ def _verified():
         status="measured", speedup=2.4, low=2.3, high=2.5, n=3, text="measured: 2.40× faster steps (2.30–2.50, n=3)"))
     combined = Verification(status="no_gain", speedup=1.01, low=0.9, high=1.2, n=2,
                             text="what your script could do with num_workers=4, set_to_none: no measurable gain <here>")
-    return dataclasses.replace(diagnosis, findings=(first,) + diagnosis.findings[1:], whatif_combined=combined)
+    return dataclasses.replace(diagnosis, findings=(first,) + diagnosis.findings[1:], whatif=WhatIf(combined=combined))
 
 
 def test_terminal_summary_shows_measured_gains():

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 import sys
 import tomllib
 from dataclasses import replace
@@ -22,6 +23,7 @@ from trainprobe.findings import SEVERITIES
 from trainprobe.engine import DOC_SECTIONS, diagnose, load_rules
 from trainprobe.record import RunRecord
 from trainprobe.resources import rules_dir
+from trainprobe.whatif.fixes import REGISTRY as FIX_REGISTRY
 
 sys.path.insert(0, os.path.dirname(__file__))
 from rule_cases.cases import CASES, CPU_CASES  # noqa: E402
@@ -31,41 +33,21 @@ ROOT = Path(__file__).resolve().parent.parent
 RULES, ERRORS = load_rules()
 BY_ID = {r.id: r for r in RULES}
 RULE_FILES = sorted(rules_dir().glob("*.toml"))
-SHARED_IDS = {  # the ids agreed with the sample scripts and the what-if (.notes/CONTEXT.md)
-    "dataloader-too-few-workers", "dataloader-pin-memory-off",
-    "dataloader-workers-restart-each-epoch", "dataloader-prefetch-starved",
-    "workers-decode-bound", "workers-augment-bound", "storage-bound-input",
-    "host-overhead-in-loop", "item-sync-in-loop", "tensor-created-on-cpu-in-loop",
-    "cpu-oversubscription", "debug-api-enabled", "validation-without-no-grad",
-    "zero-grad-without-set-to-none", "adam-with-l2-weight-decay", "optimizer-not-fused",
-    "no-lr-schedule", "pageable-host-to-device-copies", "launch-bound-small-ops",
-    "amp-not-used", "tf32-disabled", "cudnn-benchmark-off", "channels-last-under-amp",
-    "small-batch-underused-gpu", "model-on-cpu-with-gpu-available", "gpu-throttling",
-    "low-power-at-high-utilization", "memory-near-limit", "data-parallel-instead-of-ddp",
-    "single-gpu-of-many",
-}
-FIX_IDS = {"num_workers", "pin_memory", "persistent_workers", "prefetch_factor",
-           "cudnn_benchmark", "tf32", "amp_bf16", "amp_fp16", "set_to_none",
-           "fused_optimizer", "anomaly_off", "channels_last", "compile"}
-# Rules that may fire on a run that used no GPU (the others are GPU-only).
-CPU_RULES = {
-    "dataloader-too-few-workers", "dataloader-workers-restart-each-epoch",
-    "dataloader-prefetch-starved", "workers-decode-bound", "workers-augment-bound",
-    "storage-bound-input", "host-overhead-in-loop", "item-sync-in-loop",
-    "tensor-created-on-cpu-in-loop", "cpu-oversubscription", "debug-api-enabled",
-    "validation-without-no-grad", "zero-grad-without-set-to-none",
-    "adam-with-l2-weight-decay", "no-lr-schedule", "model-on-cpu-with-gpu-available",
-    "memory-near-limit", "launch-bound-small-ops",
-}
+# Every list below is derived from rules/ and the what-if's registry, never kept by hand.
+RULE_IDS = {p.stem for p in RULE_FILES}
+FIX_IDS = set(FIX_REGISTRY)
+GPU_RULES = {r.id for r in RULES if r.gpu_only}
+NO_STEP_RULES = {r.id for r in RULES if r.without_steps}  # settings and the machine: no step needed
 
 
 def test_the_catalog_loads_cleanly():
     assert ERRORS == []
 
 
-def test_the_catalog_has_every_shared_rule_id():
-    assert set(BY_ID) == SHARED_IDS
-    assert {p.stem for p in RULE_FILES} == SHARED_IDS
+def test_each_rule_file_holds_the_rule_it_is_named_after():
+    assert set(BY_ID) == RULE_IDS
+    for rule in RULES:
+        assert Path(rule.source).stem == rule.id
 
 
 @pytest.mark.parametrize("path", RULE_FILES, ids=lambda p: p.stem)
@@ -80,17 +62,18 @@ def test_every_rule_file_has_all_doc_sections(path):
         assert f"`{option}`" in docs["evidence"] or f"`{option}`" in docs["options"]
 
 
-@pytest.mark.parametrize("rule_id", sorted(SHARED_IDS))
+@pytest.mark.parametrize("rule_id", sorted(RULE_IDS))
 def test_rule_fields(rule_id):
     rule = BY_ID[rule_id]
     assert rule.severity in SEVERITIES
     assert rule.name and not rule.name.endswith(".")
-    if rule.fix_id is not None and "{" not in rule.fix_id.source:
-        assert rule.fix_id.source in FIX_IDS
-    assert rule.gpu_only == (rule_id not in CPU_RULES)
+    if rule.fix_id is not None:
+        named = re.findall(r"'([a-z0-9_]+)'", rule.fix_id.source) if "{" in rule.fix_id.source \
+            else [rule.fix_id.source]
+        assert named and set(named) <= FIX_IDS, f"{rule_id}: fix_id names a fix that has no module"
 
 
-@pytest.mark.parametrize("rule_id", sorted(SHARED_IDS))
+@pytest.mark.parametrize("rule_id", sorted(RULE_IDS))
 def test_every_rule_has_a_case(rule_id):
     assert rule_id in CASES
 
@@ -128,7 +111,7 @@ def test_cpu_pattern_of_the_rule(rule_id):
     assert rule_id not in {f.id for f in diagnose(case.good()).findings}
 
 
-@pytest.mark.parametrize("rule_id", sorted(SHARED_IDS - CPU_RULES))
+@pytest.mark.parametrize("rule_id", sorted(GPU_RULES))
 def test_gpu_rules_stay_quiet_on_a_cpu_only_run(rule_id):
     bad = CASES[rule_id].bad()
     cpu_only = with_settings(bad, cuda_used=False, devices_used=("cpu",))
@@ -144,18 +127,12 @@ def test_gpu_habits_are_info_on_a_cpu_only_run(rule_id):
     assert "on a GPU" in finding.message
 
 
-# Rules about settings or the machine, which still make sense when no step was measured.
-NO_STEP_RULES = {"memory-near-limit", "adam-with-l2-weight-decay", "zero-grad-without-set-to-none",
-                 "validation-without-no-grad", "debug-api-enabled", "data-parallel-instead-of-ddp"}
-
-
 @pytest.mark.parametrize("rule_id", sorted(CASES))
 def test_a_run_without_steps_gets_only_findings_that_make_sense(rule_id):
     crashed = replace(CASES[rule_id].bad(), steps=())
     result = diagnose(crashed)
     assert result.verdict.category == "unknown"
     assert {f.id for f in result.findings} <= NO_STEP_RULES
-    assert BY_ID[rule_id].without_steps == (rule_id in NO_STEP_RULES)
 
 
 @pytest.mark.parametrize("record", [gpu_record, cpu_record], ids=["gpu", "cpu"])
@@ -181,9 +158,9 @@ def test_the_example_from_the_issue():
 def test_rules_list(capsys):
     assert main(["rules", "list"]) == 0
     out = capsys.readouterr().out
-    for rule_id in SHARED_IDS:
+    for rule_id in RULE_IDS:
         assert rule_id in out
-    assert f"{len(SHARED_IDS)} rules." in out
+    assert f"{len(RULE_IDS)} rules." in out
 
 
 def test_rules_explain(capsys):

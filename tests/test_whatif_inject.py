@@ -11,6 +11,7 @@ import pytest
 
 from trainprobe.probe.config import WindowPlan
 from trainprobe.probe.launch import ProbeOptions, run_probe
+from trainprobe.whatif.inject import plugin_spec
 from trainprobe.whatif.trials import summarize_trial
 
 # A script that leaves everything the fixes change at its worst: no workers, zero_grad(set_to_none=False),
@@ -49,12 +50,17 @@ ALL_BUT_COMPILE = {
 }
 
 
+def _spec(fixes: dict):
+    fixes = dict(fixes)
+    return plugin_spec(fixes, record_loss=fixes.pop("record_loss", True))
+
+
 def _run(tmp_path: Path, name: str, fixes: dict, plan: WindowPlan = PLAN):
     script = tmp_path / "train.py"
     script.write_text(SCRIPT)
     out = tmp_path / name
     start = time.monotonic()
-    result = run_probe([str(script)], ProbeOptions(out_dir=out, plan=plan, fixes=fixes,
+    result = run_probe([str(script)], ProbeOptions(out_dir=out, plan=plan, plugins=(_spec(fixes),),
                                                    child_output=out / "script-output.log"))
     return result.record, summarize_trial(1, name, fixes, out, result.record, time.monotonic() - start)
 
@@ -102,7 +108,7 @@ def test_num_workers_alone_and_a_script_that_sets_its_own(tmp_path):
     script.write_text(SCRIPT)
     out = tmp_path / "run"
     result = run_probe([str(script), "--num-workers", "2"],
-                       ProbeOptions(out_dir=out, plan=PLAN, fixes={"num_workers": 1, "record_loss": True},
+                       ProbeOptions(out_dir=out, plan=PLAN, plugins=(_spec({"num_workers": 1}),),
                                     child_output=out / "script-output.log"))
     loader = result.record.settings.dataloaders[0]
     assert (loader.num_workers, loader.persistent_workers) == (1, False)

@@ -10,9 +10,11 @@ import pytest
 from trainprobe.api import DiagnoseResult
 from trainprobe.findings import Diagnosis, Fact, Finding, Verdict
 from trainprobe.record import Environment, Invocation, LoaderSettings, RunRecord, Settings
-from trainprobe.whatif import verify_result
-from trainprobe.whatif.plan import MAX_ROUNDS, num_workers_sweep, plan_candidates, schedule
-from trainprobe.whatif.trials import Trial, faster_than_noise, interval, is_measured_gain, pair_ratios, spread
+from trainprobe.api import verify
+from trainprobe.findings import Trial
+from trainprobe.whatif.fixes.num_workers import sweep as num_workers_sweep
+from trainprobe.whatif.plan import MAX_ROUNDS, plan_candidates, schedule
+from trainprobe.whatif.trials import faster_than_noise, interval, is_measured_gain, pair_ratios, spread
 from trainprobe.whatif.verify import _gain_text
 
 
@@ -117,8 +119,9 @@ def test_which_findings_become_trials(tmp_path):
         _finding("dataloader-pin-memory-off", "pin_memory"),
         _finding("dataloader-workers-restart-each-epoch", "persistent_workers"),
         _finding("amp-not-used", "amp_fp16"),
-        _finding("storage-bound-input"),
+        _finding("storage-bound-input", "faster_storage"),
         _finding("zero-grad-without-set-to-none", "set_to_none"),
+        _finding("some-user-rule"),
     ))
     candidates, decided, answers = plan_candidates(_record(tmp_path / "train.py"), diagnosis)
     assert [c.key for c in candidates] == ["num_workers=1", "num_workers=2", "set_to_none"]
@@ -128,6 +131,8 @@ def test_which_findings_become_trials(tmp_path):
     assert decided["amp-not-used"].status == "not_injectable" and "GradScaler" in decided["amp-not-used"].text
     assert decided["storage-bound-input"].status == "not_injectable"
     assert "/dev/shm" in decided["storage-bound-input"].text
+    assert decided["some-user-rule"].status == "not_injectable"
+    assert "apply the advice to a copy of the script" in decided["some-user-rule"].text
 
 
 def test_nothing_to_inject_says_how_to_try_by_hand(tmp_path):
@@ -137,15 +142,16 @@ def test_nothing_to_inject_says_how_to_try_by_hand(tmp_path):
     record_path = tmp_path / "run.json"
     record.save(record_path)
     diagnosis = Diagnosis(verdict=Verdict(category="input", headline="h"),
-                          findings=(_finding("storage-bound-input"), _finding("small-batch-underused-gpu")))
+                          findings=(_finding("storage-bound-input", "faster_storage"),
+                                    _finding("small-batch-underused-gpu", "larger_batch")))
     result = DiagnoseResult(record, record_path, diagnosis, None, {"findings": []})
     lines = []
-    verified = verify_result(result, budget=30, progress=lines.append)
+    verified = verify(result, budget=30, progress=lines.append)
     v = {f.id: f.verification for f in verified.diagnosis.findings}
     assert v["storage-bound-input"].status == "not_injectable"
     assert "batch size" in v["small-batch-underused-gpu"].text
-    saved = json.loads((tmp_path / "whatif.json").read_text())
-    assert saved["trials"] == [] and saved["findings"]["storage-bound-input"]["status"] == "not_injectable"
+    saved = json.loads((tmp_path / "diagnosis.json").read_text())["whatif"]
+    assert saved["trials"] == [] and saved["verifications"]["storage-bound-input"]["status"] == "not_injectable"
     assert not (tmp_path / "verify").exists()  # nothing was run
     assert any("no finding has a fix" in line for line in lines)
 
@@ -162,7 +168,7 @@ def test_verify_refuses_a_record_whose_script_is_gone(tmp_path):
 def test_combined_run_takes_the_best_value_of_each_helpful_fix():
     from trainprobe.whatif.plan import Candidate
     from trainprobe.whatif.session import Outcome, combined_fixes
-    from trainprobe.whatif.verify import _combined_summary
+    from trainprobe.whatif.verify import _combined
 
     candidates = [Candidate("num_workers=1", "num_workers", {"num_workers": 1}),
                   Candidate("num_workers=2", "num_workers", {"num_workers": 2}),
@@ -180,6 +186,6 @@ def test_combined_run_takes_the_best_value_of_each_helpful_fix():
     together = _pairs([0.10, 0.11], [0.030, 0.031])
     outcome = Outcome(combined=Candidate("combined", "combined", {"num_workers": 2, "anomaly_off": True}),
                       combined_pairs=together, combined_result=interval(pair_ratios(together)))
-    summary = _combined_summary(outcome)
-    assert summary["status"] == "measured" and summary["n"] == 2
-    assert summary["text"].startswith("what your script could do with num_workers=2, anomaly_off: measured: ")
+    summary = _combined(outcome)
+    assert summary.status == "measured" and summary.n == 2
+    assert summary.text.startswith("what your script could do with num_workers=2, anomaly_off: measured: ")

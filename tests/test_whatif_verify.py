@@ -61,8 +61,8 @@ def test_diagnose_verify_measures_the_worker_fix(tmp_path):
     assert verification["text"].startswith(("measured:", "no measurable gain here:", "not confirmed:"))
     assert summary["whatif"]["trials"] >= 2
 
-    whatif = json.loads((out / "whatif.json").read_text())
-    assert whatif["elapsed_s"] < 40 + 15  # the budget, plus one trial's overrun at most
+    whatif = json.loads((out / "diagnosis.json").read_text())["whatif"]
+    assert whatif["elapsed"] < 40 + 15  # the budget, plus one trial's overrun at most
     trials = whatif["trials"]
     assert trials[0]["label"] == "baseline" and trials[0]["losses"]
     worker_trials = [t for t in trials if t["label"].startswith("num_workers=")]
@@ -75,6 +75,13 @@ def test_diagnose_verify_measures_the_worker_fix(tmp_path):
     # The script's output went to the trial's log, not the terminal; the report carries the what-if.
     assert (Path(first["out_dir"]) / "script-output.log").exists()
     assert "What-if" in (out / "report.html").read_text()
+    # A re-render from the saved record keeps what the what-if measured.
+    (out / "report.html").unlink()
+    again = _cli("report", str(out / "run.json"), "--json")
+    assert again.returncode == 0, again.stderr
+    rerendered = {f["id"]: f for f in json.loads(again.stdout.strip().splitlines()[-1])["findings"]}
+    assert rerendered["dataloader-too-few-workers"]["verification"] == verification
+    assert verification["text"] in (out / "report.html").read_text()
 
 
 @pytest.mark.slow
@@ -90,7 +97,7 @@ def test_verify_a_saved_run_within_a_tiny_budget(tmp_path):
     verification = {f["id"]: f["verification"] for f in summary["findings"]}["dataloader-too-few-workers"]
     # The first baseline alone outlasts 5 s: nothing else is tried, and the finding says why.
     assert verification["status"] == "not_run" and "budget" in verification["text"]
-    assert len(json.loads((out / "whatif.json").read_text())["trials"]) == 1
+    assert len(json.loads((out / "diagnosis.json").read_text())["whatif"]["trials"]) == 1
 
 
 SPAWN_UNSAFE = textwrap.dedent('''

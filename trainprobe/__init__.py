@@ -1,5 +1,18 @@
-"""trainprobe: find what holds a PyTorch training run back, and how to fix it."""
+"""trainprobe: find what holds a PyTorch training run back, and how to fix it.
+
+What a notebook needs is here::
+
+    import trainprobe
+    result = trainprobe.diagnose(["train.py", "--epochs", "1"])
+    record = trainprobe.RunRecord.load("run.json")
+    diagnosis = trainprobe.analyze(record)
+    trainprobe.render(record, diagnosis, "report.html")
+"""
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__"]
+from .api import analyze, diagnose, render  # noqa: E402
+from .findings import Diagnosis  # noqa: E402
+from .record import RunRecord  # noqa: E402
+
+__all__ = ["__version__", "diagnose", "analyze", "render", "RunRecord", "Diagnosis"]

@@ -1,5 +1,12 @@
 """What the CLI and notebooks call: diagnose a script, analyze or render a saved record.
 
+The stages, each a function of the one before: the probe runs the script and
+saves a :class:`~trainprobe.record.RunRecord`; :func:`analyze` turns it into a
+:class:`~trainprobe.findings.Diagnosis`; the what-if (:func:`verify`, when
+asked for) adds its measurements to the diagnosis; :func:`write_outputs`
+writes the report, ``summary.json`` and ``diagnosis.json``, and is the only
+function that does.
+
 Each stage is guarded so that a failure in a later one never loses what an
 earlier one produced: a rule engine error still leaves the run record and a
 report; a report error still leaves the run record.
@@ -9,26 +16,31 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 
-from .findings import Diagnosis, Verdict
+from .findings import Diagnosis, Verdict, WhatIf
+from .jsonio import write_json_atomic
 from .probe.config import WindowPlan
 from .record import RunRecord
-from .jsonio import write_json_atomic
 
 __all__ = [
     "TrainprobeError",
     "DiagnoseResult",
     "diagnose",
     "analyze",
+    "verify",
     "finish",
     "render",
+    "write_outputs",
     "summary_line",
     "load_record",
     "check_target",
+    "DEFAULT_VERIFY_BUDGET",
 ]
+
+DEFAULT_VERIFY_BUDGET = 180.0  # seconds for the what-if's trials
 
 
 class TrainprobeError(Exception):
@@ -96,7 +108,7 @@ def _summary(record: RunRecord, diagnosis: Diagnosis, record_path: Path, report_
         from .report import json_summary
 
         return json_summary(record, diagnosis, report_path, record_path)
-    except Exception:
+    except Exception:  # pylint: disable=broad-except  # a smaller summary beats none
         return {
             "verdict": diagnosis.verdict.to_dict(),
             "findings": [
@@ -109,29 +121,68 @@ def _summary(record: RunRecord, diagnosis: Diagnosis, record_path: Path, report_
         }
 
 
-def finish(record: RunRecord, record_path: Path, rule_dirs: Sequence[Path] = (),
-           report_path: Optional[Path] = None) -> DiagnoseResult:
-    """Rules, report and summary for a record already saved at ``record_path``."""
-    problems = []
-    diagnosis = analyze(record, rule_dirs)
-    if diagnosis.verdict.category == "unknown" and "rule engine" in diagnosis.verdict.headline:
-        problems.append(diagnosis.verdict.headline)
+def write_outputs(record: RunRecord, record_path: Path, diagnosis: Diagnosis,
+                  report_path: Optional[Path] = None, problems: Sequence[str] = ()) -> DiagnoseResult:
+    """Write the report, summary.json and diagnosis.json beside the saved record: every output file.
+
+    The record itself is saved by the probe as it runs. A file that cannot be written becomes a
+    line in ``problems``; the others are still written.
+    """
+    problems = list(problems)
     report_path = report_path or record_path.with_name("report.html")
     try:
         render(record, diagnosis, report_path, record_path)
-    except Exception as exc:
+    except Exception as exc:  # pylint: disable=broad-except  # the record and the summary still stand
         problems.append(f"the HTML report could not be written ({type(exc).__name__}: {exc})")
         report_path = None
     summary = _summary(record, diagnosis, record_path, report_path)
-    try:
-        write_json_atomic(record_path.with_name("summary.json"), summary, indent=2)
-    except OSError as exc:
-        problems.append(f"summary.json could not be written ({exc})")
-    try:
-        write_json_atomic(record_path.with_name("diagnosis.json"), diagnosis.to_dict(), indent=2)
-    except OSError:
-        pass
+    for name, data in (("summary.json", summary), ("diagnosis.json", diagnosis.to_dict())):
+        try:
+            write_json_atomic(record_path.with_name(name), data, indent=2)
+        except OSError as exc:
+            problems.append(f"{name} could not be written ({exc})")
     return DiagnoseResult(record, record_path, diagnosis, report_path, summary, tuple(problems))
+
+
+def _saved_whatif(record_path: Path) -> Optional[WhatIf]:
+    """The what-if saved with an earlier diagnosis of this record, if any."""
+    path = record_path.with_name("diagnosis.json")
+    if not path.exists():
+        return None
+    try:
+        return Diagnosis.load(path).whatif
+    except (OSError, ValueError, TypeError, KeyError):
+        return None  # an unreadable old diagnosis: the new one stands without it
+
+
+def finish(record: RunRecord, record_path: Path, rule_dirs: Sequence[Path] = (),
+           report_path: Optional[Path] = None) -> DiagnoseResult:
+    """Rules, report and summary for a record already saved at ``record_path``.
+
+    A what-if measured earlier on this record (``trainprobe verify``) is kept: its verifications
+    go back on the findings they belong to."""
+    diagnosis = analyze(record, rule_dirs)
+    problems = []
+    if diagnosis.verdict.category == "unknown" and "rule engine" in diagnosis.verdict.headline:
+        problems.append(diagnosis.verdict.headline)
+    diagnosis = diagnosis.with_whatif(_saved_whatif(Path(record_path)))
+    return write_outputs(record, Path(record_path), diagnosis, report_path, problems)
+
+
+def verify(result: DiagnoseResult, budget: float = DEFAULT_VERIFY_BUDGET,
+           progress: Callable[[str], None] = lambda line: None, run: Optional[Callable] = None
+           ) -> DiagnoseResult:
+    """The what-if stage: measure each injectable fix of ``result``'s findings on its script, put the
+    measurements on the diagnosis and rewrite the outputs."""
+    from .whatif import WhatIfUnavailable, run_whatif
+
+    try:
+        whatif = run_whatif(result.record, result.diagnosis, Path(result.record_path).parent, budget,
+                            progress, run)
+    except WhatIfUnavailable as exc:
+        return replace(result, problems=result.problems + (f"--verify: {exc}",))
+    return write_outputs(result.record, result.record_path, result.diagnosis.with_whatif(whatif),
+                         result.report_path, result.problems)
 
 
 def diagnose(
@@ -142,7 +193,6 @@ def diagnose(
     trace_path: Optional[Path] = None,
     rule_dirs: Sequence[Path] = (),
     data_paths: Sequence[str] = (),
-    fixes: Optional[dict] = None,
     progress: Callable[[str], None] = lambda line: None,
 ) -> DiagnoseResult:
     """Run ``target`` under the probe, apply the rules, write run.json and report.html."""
@@ -152,10 +202,8 @@ def diagnose(
     out = Path(out_dir) if out_dir else default_out_dir(target)
     if (out / "run.json").exists():
         raise TrainprobeError(f"{out} already holds a run; choose another --out folder")
-    options = ProbeOptions(
-        out_dir=out, plan=plan, timeout=timeout, trace_path=trace_path, fixes=dict(fixes or {}),
-        data_paths=tuple(data_paths),
-    )
+    options = ProbeOptions(out_dir=out, plan=plan, timeout=timeout, trace_path=trace_path,
+                           data_paths=tuple(data_paths))
     probe = run_probe(target, options, progress)
     return finish(probe.record, probe.record_path, rule_dirs)
 

@@ -7,7 +7,7 @@ verdict and the ranked findings), which the report renders.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Optional, Union
 
 from .jsonio import JsonMixin
@@ -19,6 +19,9 @@ __all__ = [
     "Evidence",
     "Gain",
     "Verification",
+    "Trial",
+    "TriedFix",
+    "WhatIf",
     "RuleDocs",
     "Finding",
     "Verdict",
@@ -77,6 +80,61 @@ class Verification(JsonMixin):
 
 
 @dataclass(frozen=True)
+class Trial(JsonMixin):
+    """One short run of the script in the what-if: the baseline (no fixes) or with fixes applied."""
+
+    index: int = 0
+    label: str = ""  # "baseline", "num_workers=2", "combined"
+    fixes: dict[str, object] = field(default_factory=dict)
+    out_dir: str = ""
+    status: str = "ok"  # ok, failed, interrupted
+    reason: str = ""
+    wall: float = 0.0  # seconds the trial took, start-up included
+    steps: int = 0  # steady steps measured
+    step_time: Optional[float] = None  # the step_time fact of its run (mean steady step), seconds
+    steps_per_second: Optional[float] = None
+    samples_per_second: Optional[float] = None
+    epoch_start_step_time: Optional[float] = None  # the epoch_start_step_time fact
+    losses: tuple[float, ...] = ()  # per backward in the measured window
+    fixes_applied: tuple[str, ...] = ()  # what the child says took effect
+    fix_details: tuple[str, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok" and self.step_time is not None
+
+
+@dataclass(frozen=True)
+class TriedFix(JsonMixin):
+    """One candidate of the what-if and its speed-up over its baseline pairs."""
+
+    key: str = ""  # "num_workers=2"
+    fix_id: str = ""
+    fixes: dict[str, object] = field(default_factory=dict)
+    speedup: Optional[float] = None  # median over pairs of baseline / fix step time
+    low: Optional[float] = None
+    high: Optional[float] = None
+    ratios: tuple[float, ...] = ()
+    skipped: Optional[str] = None  # why it was not tried
+
+
+@dataclass(frozen=True)
+class WhatIf(JsonMixin):
+    """Everything the measured what-if found, saved with the diagnosis so a re-render keeps it."""
+
+    budget: float = 0.0
+    elapsed: float = 0.0
+    gain_threshold: float = 1.05
+    baseline_noise: float = 0.0  # how much the baseline repeats differed (max/min - 1)
+    stopped: Optional[str] = None  # why the trials ended early
+    verifications: dict[str, Verification] = field(default_factory=dict)  # finding id -> its verification
+    combined: Optional[Verification] = None  # every helpful fix together
+    combined_fixes: dict[str, object] = field(default_factory=dict)
+    tried: tuple[TriedFix, ...] = ()
+    trials: tuple[Trial, ...] = ()
+
+
+@dataclass(frozen=True)
 class RuleDocs(JsonMixin):
     what: str = ""
     why: str = ""
@@ -122,13 +180,25 @@ class Diagnosis(JsonMixin):
     facts: tuple[Fact, ...] = ()
     rule_errors: tuple[str, ...] = ()  # broken rule files: "path:line: problem"
     rules_evaluated: int = 0
-    whatif_combined: Optional[Verification] = None  # all helpful fixes together (--verify)
+    whatif: Optional[WhatIf] = None  # the measured what-if (--verify), when it ran
 
     def fact(self, name: str) -> Optional[Fact]:
         for f in self.facts:
             if f.name == name:
                 return f
         return None
+
+    @property
+    def whatif_combined(self) -> Optional[Verification]:
+        return self.whatif.combined if self.whatif is not None else None
+
+    def with_whatif(self, whatif: Optional[WhatIf]) -> "Diagnosis":
+        """This diagnosis with the what-if's measurements on its findings (matched by finding id)."""
+        if whatif is None:
+            return self
+        findings = tuple(replace(f, verification=whatif.verifications.get(f.id, f.verification))
+                         for f in self.findings)
+        return replace(self, findings=findings, whatif=whatif)
 
     def fact_values(self) -> dict[str, FactValue]:
         """Every fact's value by name: the numbers the report and the terminal show."""

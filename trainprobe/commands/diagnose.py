@@ -8,7 +8,7 @@ from typing import Optional
 
 import click
 
-from ..api import TrainprobeError, diagnose as run_diagnose, summary_line
+from ..api import DEFAULT_VERIFY_BUDGET, TrainprobeError, diagnose as run_diagnose, summary_line, verify as run_verify
 from ..probe.config import WindowPlan
 from ._common import exit_code_for, open_in_browser, say
 
@@ -59,7 +59,7 @@ def print_outcome(result, as_json: bool, quiet: bool) -> None:
 @click.option("--rules", "rule_dirs", multiple=True, type=click.Path(exists=True, file_okay=False, path_type=Path), help="An extra folder of rule files (repeatable).")
 @click.option("--data", "data_paths", multiple=True, type=click.Path(exists=True), help="Where the training data lives (for the storage checks).")
 @click.option("--verify", is_flag=True, help="Measure each injectable fix on this script (the what-if).")
-@click.option("--verify-budget", type=float, default=180.0, show_default=True, metavar="SECONDS", help="Time budget for --verify.")
+@click.option("--verify-budget", type=float, default=DEFAULT_VERIFY_BUDGET, show_default=True, metavar="SECONDS", help="Time budget for --verify.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress lines.")
 @click.argument("target", nargs=-1, type=click.UNPROCESSED)
 def diagnose(module, out, as_json, open_report, trace, timeout, max_seconds, warmup_steps, steps, window, full,
@@ -90,20 +90,15 @@ def diagnose(module, out, as_json, open_report, trace, timeout, max_seconds, war
         say(f"trainprobe: {exc}")
         return 2
     if verify:
-        result = _verify(result, verify_budget, rule_dirs, quiet)
+        result = _verify(result, verify_budget, quiet)
     print_outcome(result, as_json, quiet)
     if open_report and result.report_path:
         open_in_browser(result.report_path)
     return exit_code_for(result.record.outcome.status, result.record.outcome.exit_code)
 
 
-def _verify(result, budget: float, rule_dirs, quiet: bool):
-    try:
-        from ..whatif import verify_result
-    except ImportError as exc:
-        say(f"trainprobe: --verify is unavailable ({exc})")
-        return result
-    return verify_result(result, budget=budget, rule_dirs=rule_dirs, progress=_progress(quiet))
+def _verify(result, budget: float, quiet: bool):
+    return run_verify(result, budget=budget, progress=_progress(quiet))
 
 
 COMMANDS = [diagnose]

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from ..api import TrainprobeError, load_record
+from ..api import TrainprobeError, finish, load_record, verify as run_verify
 from ._common import say
 from .diagnose import print_outcome
 
@@ -27,26 +27,32 @@ def verify(record_path: Path, budget: float, rule_dirs, as_json: bool, quiet: bo
 
     \b
     The script is run again as recorded (same arguments, same folder), in short
-    windows that alternate the baseline and each fix; the report and
-    summary.json beside RUN_JSON are rewritten, and whatif.json keeps every trial.
+    windows that alternate the baseline and each fix; the report, summary.json
+    and diagnosis.json beside RUN_JSON are rewritten, and diagnosis.json keeps
+    every trial (a later `trainprobe report` shows them again).
     """
     try:
         record = load_record(record_path)
-        from ..whatif import verify_record
+        from ..whatif import WhatIfUnavailable
+        from ..whatif.verify import target_of
 
-        progress = (lambda line: None) if quiet else (lambda line: say(f"[trainprobe] {line}"))
-        result = verify_record(record, record_path, budget=budget, rule_dirs=rule_dirs, progress=progress)
+        try:
+            target_of(record.invocation)  # a clear error before the rules and report are redone
+        except WhatIfUnavailable as exc:
+            raise TrainprobeError(str(exc)) from None
     except TrainprobeError as exc:
         say(f"trainprobe: {exc}")
         return 2
+    progress = (lambda line: None) if quiet else (lambda line: say(f"[trainprobe] {line}"))
+    result = finish(record, record_path, rule_dirs)
+    result = run_verify(result, budget=budget, progress=progress)
     print_outcome(result, as_json, quiet)
     if not as_json:
         for finding in result.diagnosis.findings:
             if finding.verification is not None:
                 click.echo(f"what-if {finding.id}: {finding.verification.text}")
-        combined = (result.summary.get("whatif") or {}).get("combined")
-        if combined:
-            click.echo(f"what-if combined: {combined['text']}")
+        if result.diagnosis.whatif_combined is not None:
+            click.echo(f"what-if combined: {result.diagnosis.whatif_combined.text}")
     return 0
 
 

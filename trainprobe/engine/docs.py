@@ -48,11 +48,14 @@ def _section(title: str, body: str) -> list[str]:
 def _fix_text(rule: Rule) -> str:
     if rule.fix_id is None:
         return "none (the fix needs an edit to the script)"
+    from ..whatif.fixes import REGISTRY
+
     source = rule.fix_id.source.strip()
-    if "{" not in source:
+    names = [n for n in re.findall(r"'([a-z0-9_]+)'", source)] if "{" in source else [source]
+    if not names:
         return source
-    names = [n for n in re.findall(r"'([a-z0-9_]+)'", source)]
-    return (" or ".join(names) + " (depends on the run)") if names else source
+    shown = [n if n in REGISTRY and REGISTRY[n].injectable else f"{n} (advice only)" for n in names]
+    return " or ".join(shown) + (" (depends on the run)" if "{" in source else "")
 
 
 def rule_docs_text(rule: Rule) -> str:

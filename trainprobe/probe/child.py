@@ -13,6 +13,7 @@ import time
 
 from .config import CONFIG_ENV, ChildConfig
 from .events import EventSink
+from .plugins import load_plugins
 from .runner import exit_like_python, parse_target, print_like_python, run_target
 
 __all__ = ["main", "BOOTSTRAP"]
@@ -56,10 +57,9 @@ def main(bootstrap_path: str = "") -> None:
         from .instrument import Instrumentation
 
         instrumentation = Instrumentation(config, sink)
-        if config.fixes:
-            from ..whatif.inject import install_fixes
-
-            install_fixes(instrumentation, config.fixes)
+        plugin = load_plugins(config.plugins)
+        if plugin is not None:
+            instrumentation.plug_in(plugin)
         instrumentation.install()
         sink.emit("instrumented", t=time.monotonic() - config.t0)
     except Exception as exc:  # measure less rather than not run the script

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from ..jsonio import JsonMixin
+from .plugins import PluginSpec
 
 __all__ = ["WindowPlan", "ChildConfig", "CONFIG_ENV"]
 
@@ -54,4 +55,4 @@ class ChildConfig(JsonMixin):
     t0: float = 0.0  # parent's time.monotonic() at launch: all times are relative to it
     plan: WindowPlan = field(default_factory=WindowPlan)
     trace_path: Optional[str] = None
-    fixes: dict[str, object] = field(default_factory=dict)  # what-if: fix id -> value
+    plugins: tuple[PluginSpec, ...] = ()  # code that acts at the hooks' points (the what-if's fixes)

@@ -38,6 +38,7 @@ from torch.utils.data.dataloader import _BaseDataLoaderIter
 from .clock import StepClock
 from .config import ChildConfig
 from .events import EventSink
+from .plugins import PluginContext, ProbePlugin
 from .profsummary import summarize_profile
 from .settings import Registry, read_settings
 from .windows import ProfilerWindow, PythonWindow
@@ -117,12 +118,18 @@ class Instrumentation:
         self._handles: list[Any] = []
         self._originals: list[tuple[Any, str, Any]] = []
         self._finished = False
-        self.fixes = None  # set by whatif.inject when fixes are asked for
+        self.plugin: Optional[ProbePlugin] = None  # see probe/plugins.py; the what-if plugs in here
 
     # -- installing ---------------------------------------------------------------
     def _patch(self, owner: Any, name: str, replacement: Any) -> None:
         self._originals.append((owner, name, getattr(owner, name)))
         setattr(owner, name, replacement)
+
+    def plug_in(self, plugin: ProbePlugin) -> None:
+        """Attach a plug-in (before ``install``); it acts at the hooks' points from then on."""
+        self.plugin = plugin
+        plugin.install(PluginContext(emit=self.sink.emit, registry=self.reg,
+                                     position=lambda: (self.clock.steps_emitted, self.clock.window)))
 
     def install(self) -> None:
         self._install_dataloader()
@@ -197,6 +204,8 @@ class Instrumentation:
             if instr.tracing_possible and _is_compiling():
                 return original(*args, **kwargs)
             clock = instr.clock
+            if instr.plugin is not None:
+                instr.plugin.before_backward(args[0] if args else kwargs.get("tensors"))
             clock.enter("backward")
             try:
                 result = original(*args, **kwargs)
@@ -222,8 +231,8 @@ class Instrumentation:
                 reg.zero_grad_calls += 1
                 if set_to_none is False:
                     reg.zero_grad_set_to_none_false += 1
-                    if instr.fixes is not None:
-                        set_to_none = instr.fixes.set_to_none(set_to_none)
+                    if instr.plugin is not None:
+                        set_to_none = instr.plugin.set_to_none(set_to_none)
                 instr.clock.enter("zero_grad")
                 try:
                     return original(obj, set_to_none)
@@ -317,8 +326,8 @@ class Instrumentation:
                 if (tensor.device.type != "cpu" or (instr.tracing_possible and _is_compiling())
                         or not is_cuda_target(args, kwargs)):
                     return original(tensor, *args, **kwargs)
-                if instr.fixes is not None:
-                    kwargs = instr.fixes.copy_kwargs(tensor, kwargs)
+                if instr.plugin is not None:
+                    kwargs = instr.plugin.copy_kwargs(tensor, kwargs)
                 instr.clock.enter("h2d")
                 try:
                     return original(tensor, *args, **kwargs)
@@ -353,8 +362,8 @@ class Instrumentation:
                     reg.autocast_device = device
                     reg.autocast_dtype = str(torch.get_autocast_dtype(device)).replace("torch.", "")
                     break
-        if self.fixes is not None:
-            self.fixes.before_forward(module, args)
+        if self.plugin is not None:
+            self.plugin.before_forward(module, args)
         return None
 
     def _forward_post(self, module, args, output):
@@ -363,8 +372,8 @@ class Instrumentation:
         depth = self._depth
         if depth == 1 and self._top_phase:
             phase = self._top_phase.pop()
-            if self.fixes is not None:
-                self.fixes.after_forward()
+            if self.plugin is not None:
+                self.plugin.after_forward()
             self.clock.exit(phase)
         self._depth = depth - 1 if depth > 0 else 0
         return None
@@ -385,8 +394,8 @@ class Instrumentation:
     def _optimizer_pre(self, optimizer, args, kwargs):
         if self.tracing_possible and _is_compiling():
             return None
-        if self.fixes is not None:
-            self.fixes.before_optimizer_step(optimizer)
+        if self.plugin is not None:
+            self.plugin.before_optimizer_step(optimizer)
         self.clock.enter("optimizer")
         return None
 
@@ -395,8 +404,8 @@ class Instrumentation:
             return None
         self.clock.exit("optimizer")
         self.reg.optimizer_step(optimizer)
-        if self.fixes is not None:
-            self.fixes.at_boundary()
+        if self.plugin is not None:
+            self.plugin.at_boundary()
         self.clock.boundary("optimizer")
         return None
 
@@ -469,6 +478,16 @@ class Instrumentation:
                        if self.clock.first_activity is not None else None,
                        steps=self.clock.steps_emitted, mode=self.clock.mode, stop_reason=self.clock.stop_reason,
                        finished_at=time.monotonic() - self.config.t0)
+        self._finish_plugin()
+
+    def _finish_plugin(self) -> None:
+        plugin, self.plugin = self.plugin, None
+        if plugin is None:
+            return
+        try:
+            plugin.finish()
+        finally:
+            plugin.uninstall()
 
 
 def _torch_env(reg: Registry) -> dict[str, Any]:

@@ -25,6 +25,7 @@ from ..record import Environment, Invocation, Outcome, RunRecord, Samples
 from .assemble import EventFollower, assemble_record
 from .child import BOOTSTRAP
 from .config import CONFIG_ENV, ChildConfig, WindowPlan
+from .plugins import PluginSpec
 
 __all__ = ["ProbeOptions", "ProbeResult", "run_probe", "default_out_dir"]
 
@@ -39,7 +40,7 @@ class ProbeOptions:
     timeout: Optional[float] = None
     interval: float = 0.1
     trace_path: Optional[Path] = None
-    fixes: dict = field(default_factory=dict)
+    plugins: tuple[PluginSpec, ...] = ()  # code that acts at the hooks' points (see probe/plugins.py)
     python: str = sys.executable
     data_paths: tuple[str, ...] = ()
     child_output: Optional[Path] = None  # send the script's stdout/stderr here instead of the terminal
@@ -105,7 +106,7 @@ def _invocation(target: Sequence[str], options: ProbeOptions, t0: float) -> Invo
             "plan": options.plan.to_dict(),
             "timeout": options.timeout,
             "interval": options.interval,
-            "fixes": dict(options.fixes),
+            "plugins": [p.to_dict() for p in options.plugins],
         },
     )
 
@@ -262,7 +263,7 @@ class _Run:
         config = ChildConfig(
             argv=self.target, out_dir=str(self.out.resolve()), events_path=str(self.events_path.resolve()),
             t0=self.t0, plan=options.plan,
-            trace_path=str(options.trace_path.resolve()) if options.trace_path else None, fixes=dict(options.fixes),
+            trace_path=str(options.trace_path.resolve()) if options.trace_path else None, plugins=tuple(options.plugins),
         )
         config_path = self.out / "child-config.json"
         config.save(config_path)

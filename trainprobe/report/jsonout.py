@@ -51,7 +51,17 @@ def json_summary(record: RunRecord, diagnosis: Diagnosis, report_path: Optional[
                     "exception_type": o.exception_type, "reason": o.reason, "duration_s": o.duration,
                     "oom": o.oom},
         "steps_measured": len(record.steps),
+        "whatif": _whatif(diagnosis),
         "rule_errors": list(diagnosis.rule_errors),
         "report_path": str(report_path) if report_path is not None else None,
         "record_path": str(record_path) if record_path is not None else None,
     }
+
+
+def _whatif(diagnosis: Diagnosis) -> Optional[dict[str, Any]]:
+    w = diagnosis.whatif
+    if w is None:
+        return None
+    return {"budget_s": w.budget, "elapsed_s": round(w.elapsed, 1), "trials": len(w.trials),
+            "combined": w.combined.to_dict() if w.combined else None, "stopped": w.stopped,
+            "saved_in": "diagnosis.json"}

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Callable, Optional, Sequence
 
 from .plan import COMBINED_PAIRS, Candidate, schedule
-from .trials import Interval, Trial, baseline_noise, interval, is_measured_gain, pair_ratios, run_trial, trial_plan
-from .fixes import RECORD_LOSS
+from ..findings import Trial
+from .trials import Interval, baseline_noise, interval, is_measured_gain, pair_ratios, run_trial, trial_plan
 
 __all__ = ["Outcome", "Session", "combined_fixes"]
 
@@ -78,7 +78,7 @@ class Session:
         max_seconds = min(_MAX_TRIAL_SECONDS, max(_MIN_TRIAL_SECONDS, self._left()))
         plan = trial_plan(max_seconds=max_seconds)
         timeout = max_seconds + _HANG_GRACE  # only for a script that hangs: the window ends it before
-        trial = run_trial(index, label, self.target, {**fixes, RECORD_LOSS: True}, folder, plan, timeout,
+        trial = run_trial(index, label, self.target, dict(fixes), folder, plan, timeout,
                           self.python, self.run_probe)
         self.outcome.trials.append(trial)
         if trial.ok:

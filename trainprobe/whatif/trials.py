@@ -21,13 +21,15 @@ from __future__ import annotations
 
 import statistics
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 
 from ..probe.config import WindowPlan
 from ..probe.events import read_events
+from ..findings import Trial
 from ..record import PHASE_WARMUP, RunRecord
+from .inject import plugin_spec
 
 __all__ = [
     "GAIN_THRESHOLD",
@@ -61,41 +63,6 @@ def trial_plan(max_seconds: Optional[float] = 60.0) -> WindowPlan:
 
 
 @dataclass(frozen=True)
-class Trial:
-    """One run of the script: the baseline (no fixes) or with fixes applied."""
-
-    index: int
-    label: str  # "baseline", "num_workers=2", "combined"
-    fixes: dict = field(default_factory=dict)
-    out_dir: str = ""
-    status: str = "ok"  # ok, failed, interrupted
-    reason: str = ""
-    wall: float = 0.0  # seconds the trial took, start-up included
-    steps: int = 0  # steady steps measured
-    step_time: Optional[float] = None  # the step_time fact: mean steady step, seconds
-    steps_per_second: Optional[float] = None
-    samples_per_second: Optional[float] = None
-    epoch_start_step_time: Optional[float] = None  # the epoch_start_step_time fact
-    losses: tuple[float, ...] = ()  # per backward in the measured window
-    fixes_applied: tuple[str, ...] = ()  # what the child says took effect
-    fix_details: tuple[str, ...] = ()
-
-    @property
-    def ok(self) -> bool:
-        return self.status == "ok" and self.step_time is not None
-
-    def to_dict(self) -> dict:
-        return {
-            "index": self.index, "label": self.label, "fixes": dict(self.fixes), "out_dir": self.out_dir,
-            "status": self.status, "reason": self.reason, "wall_s": self.wall, "steps": self.steps,
-            "step_time_s": self.step_time, "steps_per_second": self.steps_per_second,
-            "samples_per_second": self.samples_per_second,
-            "epoch_start_step_time_s": self.epoch_start_step_time, "losses": list(self.losses),
-            "fixes_applied": list(self.fixes_applied), "fix_details": list(self.fix_details),
-        }
-
-
-@dataclass(frozen=True)
 class Interval:
     """A speed-up over pairs: the median ratio and its min–max."""
 
@@ -114,7 +81,8 @@ def run_trial(index: int, label: str, target: Sequence[str], fixes: dict, out_di
 
     run = run or run_probe
     out_dir.mkdir(parents=True, exist_ok=True)
-    options = ProbeOptions(out_dir=out_dir, plan=plan, timeout=timeout, fixes=dict(fixes), python=python,
+    options = ProbeOptions(out_dir=out_dir, plan=plan, timeout=timeout, python=python,
+                           plugins=(plugin_spec(fixes, record_loss=True),),
                            child_output=out_dir / "script-output.log")
     start = time.monotonic()
     try:

@@ -1,42 +1,47 @@
-"""The what-if, end to end: plan, run the trials, and write what was measured into the report.
+"""The measured what-if as a stage: plan, run the trials, and say what was measured.
 
-``verify_result`` takes a finished diagnosis and returns a new one whose
-findings carry a :class:`~trainprobe.findings.Verification`; the report and
-``summary.json`` are rewritten, and ``whatif.json`` next to ``run.json``
-keeps every trial.
+:func:`run_whatif` takes a run record and its diagnosis and returns a
+:class:`~trainprobe.findings.WhatIf`: a verification for every finding (by
+finding id), the combined run of every helpful fix, and every trial. It
+writes nothing but the trials' own folders (``verify/`` beside the record);
+``trainprobe.api`` puts its measurements on the diagnosis
+(``Diagnosis.with_whatif``) and writes the outputs, and ``trainprobe report``
+finds them again in ``diagnosis.json``.
 """
 
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import os
 import statistics
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 
-from ..api import DiagnoseResult, TrainprobeError, finish, render
 from ..facts.window import steady_steps
-from ..findings import Diagnosis, Finding, Verification
+from ..findings import Diagnosis, Finding, Trial, TriedFix, Verification, WhatIf
 from ..record import Invocation, RunRecord
-from ..jsonio import write_json_atomic
-from .plan import NUMERICS_FIXES, Candidate, plan_candidates
+from .plan import Candidate, changes_numerics, plan_candidates
 from .session import Outcome, Session
-from .trials import GAIN_THRESHOLD, Interval, Trial, is_measured_gain, spread
+from .trials import GAIN_THRESHOLD, Interval, is_measured_gain, spread
 
-__all__ = ["verify_result", "verify_record", "target_of", "DEFAULT_BUDGET"]
+__all__ = ["run_whatif", "target_of", "WhatIfUnavailable", "DEFAULT_BUDGET"]
+
+
+class WhatIfUnavailable(Exception):
+    """The what-if cannot run for this record (its script is gone...); the message says why."""
+
 
 DEFAULT_BUDGET = 180.0  # seconds
 
 
 def target_of(invocation: Invocation) -> list[str]:
-    """The argv to run the recorded script again, or a TrainprobeError saying why it cannot be."""
+    """The argv to run the recorded script again, or WhatIfUnavailable saying why it cannot be."""
     if invocation.module:
         return ["-m", invocation.module, *invocation.args]
     if not invocation.script:
-        raise TrainprobeError("the run record does not say which script ran")
+        raise WhatIfUnavailable("the run record does not say which script ran")
     if not Path(invocation.script).exists():
-        raise TrainprobeError(f"the recorded script is gone: {invocation.script}")
+        raise WhatIfUnavailable(f"the recorded script is gone: {invocation.script}")
     return [invocation.script, *invocation.args]
 
 
@@ -62,25 +67,12 @@ def _fresh_folder(run_dir: Path) -> Path:
     return folder
 
 
-def verify_record(record: RunRecord, record_path, budget: float = DEFAULT_BUDGET, rule_dirs: Sequence[Path] = (),
-                  progress: Callable[[str], None] = lambda line: None) -> DiagnoseResult:
-    """The what-if for a saved run: re-apply the rules, then verify (``trainprobe verify run.json``)."""
-    target_of(record.invocation)  # a clear error before the rules and report are redone
-    result = finish(record, Path(record_path), rule_dirs)
-    return verify_result(result, budget=budget, rule_dirs=rule_dirs, progress=progress)
-
-
-def verify_result(result: DiagnoseResult, budget: float = DEFAULT_BUDGET, rule_dirs: Sequence[Path] = (),
-                  progress: Callable[[str], None] = lambda line: None, run: Optional[Callable] = None
-                  ) -> DiagnoseResult:
-    """Measure each injectable fix of ``result``'s findings on its script, within ``budget`` seconds."""
-    record = result.record
-    try:
-        target = target_of(record.invocation)
-    except TrainprobeError as exc:
-        return dataclasses.replace(result, problems=result.problems + (f"--verify: {exc}",))
-    candidates, decided, answers = plan_candidates(record, result.diagnosis)
-    run_dir = Path(result.record_path).parent
+def run_whatif(record: RunRecord, diagnosis: Diagnosis, run_dir: Path, budget: float = DEFAULT_BUDGET,
+               progress: Callable[[str], None] = lambda line: None, run: Optional[Callable] = None) -> WhatIf:
+    """Measure each injectable fix of ``diagnosis``'s findings on the record's script within ``budget``
+    seconds. Raises WhatIfUnavailable when the script cannot be run again."""
+    target = target_of(record.invocation)
+    candidates, decided, answers = plan_candidates(record, diagnosis)
     outcome = Outcome()
     if candidates and not steady_steps(record):
         progress("what-if: skipped: the run measured no training steps to compare against")
@@ -88,39 +80,50 @@ def verify_result(result: DiagnoseResult, budget: float = DEFAULT_BUDGET, rule_d
     if candidates:
         names = ", ".join(c.key for c in candidates)
         progress(f"what-if: measuring {names} against the baseline, within {budget:g} s")
-        session = Session(target, _fresh_folder(run_dir), budget, record.invocation.python_executable or "python",
-                          progress, run)
+        session = Session(target, _fresh_folder(Path(run_dir)), budget,
+                          record.invocation.python_executable or "python", progress, run)
         with _in_folder(record.invocation.cwd):
             try:
                 outcome = session.run(candidates)
             except KeyboardInterrupt:  # between trials: keep what was measured
                 outcome = session.interrupted()
-    elif result.diagnosis.findings:
+    elif diagnosis.findings:
         progress("what-if: no finding has a fix trainprobe can apply at run time")
     else:
         progress("what-if: no finding, so no fix to measure")
-    findings = tuple(_verified(f, decided, answers, candidates, outcome) for f in result.diagnosis.findings)
-    diagnosis = dataclasses.replace(result.diagnosis, findings=findings)
-    combined = _combined_summary(outcome)
-    if combined is not None:
-        diagnosis = dataclasses.replace(diagnosis, whatif_combined=Verification(
-            status=combined["status"], speedup=combined["speedup"], low=combined["low"], high=combined["high"],
-            n=combined["n"], text=combined["text"]))
-    for line in _report_lines(findings, combined):
+    verifications = {}
+    for finding in diagnosis.findings:
+        verification = _verified(finding, decided, answers, candidates, outcome)
+        if verification is not None:
+            verifications[finding.id] = verification
+    combined = _combined(outcome)
+    for line in _report_lines(diagnosis.findings, verifications, combined):
         progress(line)
-    return _rewrite(result, diagnosis, outcome, combined, candidates, budget)
+    return WhatIf(
+        budget=budget, elapsed=outcome.elapsed, gain_threshold=GAIN_THRESHOLD, baseline_noise=outcome.noise,
+        stopped=outcome.stopped, verifications=verifications, combined=combined,
+        combined_fixes=dict(outcome.combined.fixes) if outcome.combined else {},
+        tried=tuple(_tried(c, outcome) for c in candidates), trials=tuple(outcome.trials))
+
+
+def _tried(candidate: Candidate, outcome: Outcome) -> TriedFix:
+    result = outcome.results.get(candidate.key)
+    return TriedFix(key=candidate.key, fix_id=candidate.fix_id, fixes=dict(candidate.fixes),
+                    speedup=result.median if result else None, low=result.low if result else None,
+                    high=result.high if result else None, ratios=tuple(result.ratios) if result else (),
+                    skipped=outcome.skipped.get(candidate.key))
 
 
 # -- verifications ------------------------------------------------------------------
 def _verified(finding: Finding, decided: dict, answers: dict, candidates: Sequence[Candidate],
-              outcome: Outcome) -> Finding:
+              outcome: Outcome) -> Optional[Verification]:
     if finding.id in decided:
-        return dataclasses.replace(finding, verification=decided[finding.id])
+        return decided[finding.id]
     keys = answers.get(finding.id, [])
     if not keys:
-        return finding
+        return None
     by_key = {c.key: c for c in candidates}
-    return dataclasses.replace(finding, verification=_verification([by_key[k] for k in keys], outcome))
+    return _verification([by_key[k] for k in keys], outcome)
 
 
 def _verification(options: list[Candidate], outcome: Outcome) -> Verification:
@@ -158,7 +161,7 @@ def _verification(options: list[Candidate], outcome: Outcome) -> Verification:
         text += _epoch_start_text(pairs)
     losses_base: tuple[float, ...] = ()
     losses_fix: tuple[float, ...] = ()
-    if best.numerics:
+    if changes_numerics(best):
         base, fix = next(((b, f) for b, f in pairs if b.ok and f.ok), pairs[0])
         losses_base, losses_fix = base.losses, fix.losses
         text += _loss_text(losses_base, losses_fix)
@@ -229,103 +232,35 @@ def _loss_text(base: Sequence[float], fix: Sequence[float]) -> str:
 
 
 # -- the combined run ---------------------------------------------------------------
-def _combined_summary(outcome: Outcome) -> Optional[dict]:
+def _combined(outcome: Outcome) -> Optional[Verification]:
     if outcome.combined is None:
         return None
     result = outcome.combined_result
     fixes = outcome.combined.fixes
     names = ", ".join(f"{k}={v}" if v is not True else k for k, v in fixes.items())
     if result is None:
-        text = f"the combined run ({names}) could not be measured within the budget"
         status = "not_run" if not outcome.combined_pairs else "failed"
-    else:
-        gained = is_measured_gain(result, outcome.combined_pairs)
-        status = "measured" if gained else "no_gain"
-        text = f"what your script could do with {names}: " \
-            + _gain_text(result, _noise(outcome.combined_pairs), gained) \
-            + _rates_text(outcome.combined_pairs)
-        if any(f in NUMERICS_FIXES for f in fixes):
-            base, fix = next(((b, f) for b, f in outcome.combined_pairs if b.ok and f.ok),
-                             outcome.combined_pairs[0])
-            text += _loss_text(base.losses, fix.losses)
-    return {
-        "status": status, "fixes": dict(fixes), "text": text,
-        "speedup": result.median if result else None, "low": result.low if result else None,
-        "high": result.high if result else None, "n": result.n if result else 0,
-    }
+        return Verification(status=status, text=f"the combined run ({names}) could not be measured within the budget")
+    gained = is_measured_gain(result, outcome.combined_pairs)
+    text = (f"what your script could do with {names}: "
+            + _gain_text(result, _noise(outcome.combined_pairs), gained) + _rates_text(outcome.combined_pairs))
+    losses_base: tuple[float, ...] = ()
+    losses_fix: tuple[float, ...] = ()
+    if changes_numerics(outcome.combined):
+        base, fix = next(((b, f) for b, f in outcome.combined_pairs if b.ok and f.ok), outcome.combined_pairs[0])
+        losses_base, losses_fix = base.losses, fix.losses
+        text += _loss_text(losses_base, losses_fix)
+    return Verification(status="measured" if gained else "no_gain", speedup=result.median, low=result.low,
+                        high=result.high, n=result.n, text=text, loss_baseline=losses_base, loss_fix=losses_fix)
 
 
-# -- writing it out -----------------------------------------------------------------
-def _report_lines(findings: Sequence[Finding], combined: Optional[dict]) -> list[str]:
+def _report_lines(findings: Sequence[Finding], verifications: dict[str, Verification],
+                  combined: Optional[Verification]) -> list[str]:
     lines = []
     for f in findings:
-        v = f.verification
+        v = verifications.get(f.id)
         if v is not None and v.status in ("measured", "no_gain", "failed"):
             lines.append(f"what-if: {f.id}: {v.text}")
-    if combined:
-        lines.append(f"what-if: {combined['text']}")
+    if combined is not None:
+        lines.append(f"what-if: {combined.text}")
     return lines
-
-
-def _whatif_dict(outcome: Outcome, candidates: Sequence[Candidate], combined: Optional[dict],
-                 budget: float, findings: Sequence[Finding]) -> dict:
-    def result(key):
-        r = outcome.results.get(key)
-        return None if r is None else {"speedup": r.median, "low": r.low, "high": r.high, "n": r.n,
-                                       "ratios": list(r.ratios)}
-    return {
-        "budget_s": budget,
-        "elapsed_s": outcome.elapsed,
-        "gain_threshold": GAIN_THRESHOLD,
-        "baseline_noise": outcome.noise,
-        "stopped": outcome.stopped,
-        "candidates": [{"key": c.key, "fix_id": c.fix_id, "fixes": dict(c.fixes), "result": result(c.key),
-                        "skipped": outcome.skipped.get(c.key)} for c in candidates],
-        "combined": combined,
-        "findings": {f.id: f.verification.to_dict() for f in findings if f.verification is not None},
-        "trials": [t.to_dict() for t in outcome.trials],
-    }
-
-
-def _rewrite(result: DiagnoseResult, diagnosis: Diagnosis, outcome: Outcome, combined: Optional[dict],
-             candidates: Sequence[Candidate], budget: float) -> DiagnoseResult:
-    problems = list(result.problems)
-    record_path = Path(result.record_path)
-    whatif_path = record_path.with_name("whatif.json")
-    try:
-        write_json_atomic(whatif_path, _whatif_dict(outcome, candidates, combined, budget, diagnosis.findings),
-                          indent=2)
-    except OSError as exc:
-        problems.append(f"whatif.json could not be written ({exc})")
-    report_path = result.report_path or record_path.with_name("report.html")
-    try:
-        render(result.record, diagnosis, report_path)
-    except Exception as exc:
-        problems.append(f"the HTML report could not be rewritten with the what-if ({type(exc).__name__}: {exc})")
-        report_path = result.report_path
-    summary = _summary(result, diagnosis, report_path)
-    summary["whatif"] = {"path": str(whatif_path), "budget_s": budget, "elapsed_s": round(outcome.elapsed, 1),
-                         "trials": len(outcome.trials), "combined": combined, "stopped": outcome.stopped}
-    for name, data in (("summary.json", summary), ("diagnosis.json", diagnosis.to_dict())):
-        try:
-            write_json_atomic(record_path.with_name(name), data, indent=2)
-        except OSError as exc:
-            problems.append(f"{name} could not be rewritten ({exc})")
-    return dataclasses.replace(result, diagnosis=diagnosis, report_path=report_path, summary=summary,
-                               problems=tuple(problems))
-
-
-def _summary(result: DiagnoseResult, diagnosis: Diagnosis, report_path: Optional[Path]) -> dict:
-    try:
-        from ..report import json_summary
-
-        return json_summary(result.record, diagnosis, report_path) | {"record": str(result.record_path)}
-    except Exception:
-        summary = dict(result.summary)
-        by_id = {f.id: f for f in diagnosis.findings}
-        summary["findings"] = [
-            {**item, "verification": by_id[item["id"]].verification.to_dict()
-             if item.get("id") in by_id and by_id[item["id"]].verification else None}
-            for item in summary.get("findings", []) if isinstance(item, dict)
-        ]
-        return summary

@@ -1,0 +1,37 @@
+"""num_workers: more DataLoader worker processes, tried at half, at and at twice the suggestion."""
+
+from __future__ import annotations
+
+from .base import Candidate, Fix, Injector, PlanContext
+
+__all__ = ["FIX", "sweep"]
+
+
+def sweep(suggested: int, current: int, cores: int) -> tuple[int, ...]:
+    """Half, the suggestion and double, capped by the usable cores, without the value already in use."""
+    suggested = max(1, int(suggested))
+    values = {max(1, suggested // 2), suggested, suggested * 2}
+    kept = sorted(v for v in values if v <= max(1, cores) and v != current)
+    return tuple(kept) or ((suggested,) if suggested != current else ())
+
+
+def _plan(ctx: PlanContext) -> list[Candidate]:
+    suggested = ctx.facts.get("suggested_num_workers") or max(1, ctx.usable_cores - 1)
+    return [Candidate(f"num_workers={n}", "num_workers", {"num_workers": n})
+            for n in sweep(int(suggested), ctx.num_workers, ctx.usable_cores)]
+
+
+class _NumWorkers(Injector):
+    fix_id = "num_workers"
+
+    def loader_arguments(self, arguments: dict) -> None:
+        arguments["num_workers"] = int(self.value)
+        self.applier.applied(self.fix_id, f"num_workers={arguments['num_workers']}")
+        if not arguments["num_workers"]:
+            # A script that set these with workers gets a valid loader without them.
+            arguments.pop("persistent_workers", None)
+            arguments.pop("prefetch_factor", None)
+
+
+FIX = Fix(id="num_workers", what="DataLoader worker processes (num_workers)", injector=_NumWorkers,
+          plan=_plan, order=0)
