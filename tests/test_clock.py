@@ -1,11 +1,16 @@
-"""The step clock with a fake clock: exclusive phases, boundary kinds and the window plan."""
+"""The step clock with a fake clock: exclusive phases, where iterations end, and the window plan.
+
+A step is one iteration of the training loop: from one training batch fetch to the next, with every
+optimizer step inside it. Each loop shape below is driven through the same calls the probe's hooks
+make, in the order a real loop makes them.
+"""
 
 import pytest
 
 from trainprobe.probe.clock import StepClock
-from trainprobe.probe.stepcodec import step_fields
 from trainprobe.probe.config import WindowPlan
 from trainprobe.probe.runner import ProbeStop
+from trainprobe.probe.stepcodec import step_fields
 
 
 class FakeTime:
@@ -19,11 +24,13 @@ class FakeTime:
         self.t += dt
 
 
+NO_STOP = WindowPlan(warmup_steps=2, steady_min_steps=1000, steady_max_steps=10**6, max_seconds=None)
+
+
 def make(plan=None):
     time = FakeTime()
-    events = []
-    windows = []
-    clock = StepClock(plan or WindowPlan(), t0=100.0, emit=lambda kind, **d: events.append((kind, d)),
+    events, windows = [], []
+    clock = StepClock(plan or NO_STOP, t0=100.0, emit=lambda kind, **d: events.append((kind, d)),
                       on_window=windows.append, now=time)
     return clock, time, events, windows
 
@@ -32,35 +39,62 @@ def steps(events):
     return [step_fields(d) for kind, d in events if kind == "step"]
 
 
-def one_step(clock, time, wait=0.01, fwd=0.02, bwd=0.03, opt=0.005, other=0.001, boundary="optimizer"):
-    clock.enter("data_wait"); time.advance(wait); clock.exit("data_wait")
-    clock.enter("forward"); time.advance(fwd); clock.exit("forward")
-    clock.enter("backward"); time.advance(bwd); clock.exit("backward")
-    if boundary == "optimizer":
-        clock.enter("optimizer"); time.advance(opt); clock.exit("optimizer")
-    time.advance(other)
-    clock.boundary(boundary)
+class Loop:
+    """The calls a training loop's hooks make, with fake durations."""
+
+    def __init__(self, clock, time):
+        self.clock, self.time = clock, time
+
+    def phase(self, name, dt):
+        self.clock.enter(name)
+        self.time.advance(dt)
+        self.clock.exit(name)
+
+    def fetch(self, loader="train", wait=0.01, samples=8):
+        self.clock.on_fetch(loader)
+        self.phase("data_wait", wait)
+        self.clock.note_batch(samples)
+
+    def forward(self, dt=0.02, training=True):
+        self.clock.on_forward(training)
+        self.phase("forward" if training else "eval", dt)
+
+    def backward(self, dt=0.03):
+        self.phase("backward", dt)
+        self.clock.on_backward()
+
+    def step(self, optimizer="opt", dt=0.005, lr=0.1):
+        self.clock.note_lr(lr)
+        self.phase("optimizer", dt)
+        self.clock.on_optimizer_step(optimizer)
+
+    def other(self, dt=0.001):
+        self.time.advance(dt)
+
+    def train_iteration(self, loader="train", **kw):
+        self.fetch(loader)
+        self.forward()
+        self.backward()
+        self.step(**kw)
+        self.other()
 
 
-@pytest.mark.parametrize("inner", ["h2d", "debug"])
-def test_phases_are_exclusive_and_add_up(inner):
-    """A phase nested in forward is its own part of the step: a copy inside the forward counts as
-    copy, anomaly mode's stack capture as debug; neither is forward or other."""
+def test_phases_are_exclusive_and_add_up():
+    """A phase nested in forward is its own part of the step: a copy inside the forward is copy."""
     clock, time, events, _ = make()
-    clock.enter("forward")
-    time.advance(0.01)
-    clock.enter(inner)
-    time.advance(0.004)
-    clock.exit(inner)
-    time.advance(0.006)
-    clock.exit("forward")
+    loop = Loop(clock, time)
+    loop.fetch()
+    clock.enter("forward"); time.advance(0.01)
+    clock.enter("h2d"); time.advance(0.004); clock.exit("h2d")
+    time.advance(0.006); clock.exit("forward")
+    loop.backward()
+    loop.step()
     time.advance(0.002)
-    clock.boundary("optimizer")
+    loop.fetch()
     (step,) = steps(events)
-    assert step["forward"] == pytest.approx(0.016)
-    assert step[inner] == pytest.approx(0.004)
+    assert step["forward"] == pytest.approx(0.016) and step["h2d"] == pytest.approx(0.004)
+    assert step["duration"] == pytest.approx(0.01 + 0.016 + 0.004 + 0.03 + 0.005 + 0.002)
     assert step["other"] == pytest.approx(0.002)
-    assert step["duration"] == pytest.approx(0.022)
 
 
 def test_exit_closes_what_was_opened_inside_and_returns_the_reading():
@@ -70,29 +104,191 @@ def test_exit_closes_what_was_opened_inside_and_returns_the_reading():
     time.advance(0.004)
     assert clock.exit("forward") == pytest.approx(100.004)  # h2d left open inside: closed with it
     assert clock.exit("backward") == pytest.approx(100.004)  # never opened: nothing happens
-    clock.boundary("optimizer")
-    (step,) = steps(events)
-    assert step["h2d"] == pytest.approx(0.004) and step["forward"] == pytest.approx(0.0)
 
 
-def test_stronger_boundary_takes_over():
+def test_a_plain_loop_is_one_step_per_batch_from_its_very_first_iteration():
     clock, time, events, _ = make()
+    loop = Loop(clock, time)
+    for _ in range(5):
+        loop.train_iteration()
+    loop.fetch()
+    got = steps(events)
+    assert len(got) == 5  # the first iteration is one step, not split at its backward
+    assert all(s["boundary"] == "fetch" and s["batches"] == 1 and s["samples"] == 8 for s in got)
+    assert all(s["updates"] == 1 and s["lr"] == pytest.approx(0.1) for s in got)
+    assert all(s["duration"] == pytest.approx(0.066) for s in got)
+    assert clock.unit == "fetch"
+
+
+def test_a_gan_iteration_with_two_optimizers_is_one_step():
+    clock, time, events, _ = make()
+    loop = Loop(clock, time)
+    for _ in range(4):
+        loop.fetch()
+        loop.forward()  # generator makes fakes
+        loop.forward(); loop.backward(); loop.step("discriminator")
+        loop.forward(); loop.backward(); loop.step("generator")
+    loop.fetch()
+    got = steps(events)
+    assert len(got) == 4
+    assert [s["updates"] for s in got] == [2, 2, 2, 2] and [s["batches"] for s in got] == [1, 1, 1, 1]
+
+
+def test_a_gan_without_a_dataloader_ends_iterations_with_its_last_optimizer():
+    clock, time, events, _ = make()
+    loop = Loop(clock, time)
+    for _ in range(4):
+        loop.forward(); loop.backward(); loop.step("discriminator")
+        loop.forward(); loop.backward(); loop.step("generator")
+    got = steps(events)
+    assert clock.unit == "optimizer"
+    # The first iteration teaches the clock that a second optimizer exists; after it, one step each.
+    assert [s["updates"] for s in got[1:]] == [1, 2, 2, 2]
+
+
+def test_gradient_accumulation_puts_the_micro_batches_of_one_update_in_one_step():
+    clock, time, events, _ = make()
+    loop = Loop(clock, time)
     for _ in range(3):
-        one_step(clock, time, boundary="backward")
-    assert clock.mode == "backward"
-    one_step(clock, time, boundary="optimizer")
-    assert clock.mode == "optimizer"
-    clock.boundary("backward")  # weaker now: ignored
-    assert steps(events)[-1]["boundary"] == "optimizer"
+        for micro in range(4):
+            loop.fetch(); loop.forward(); loop.backward()
+        loop.step()
+    loop.fetch()
+    got = steps(events)
+    # Before the first optimizer step the clock cannot know the micro-batches belong together.
+    assert [s["batches"] for s in got[-2:]] == [4, 4] and [s["updates"] for s in got[-2:]] == [1, 1]
+    assert got[-1]["samples"] == 32
+
+
+def test_a_closure_optimizer_is_one_step_with_its_closure_code_in_other():
+    """LBFGS (or a framework running the training step in a closure): forward and backward run inside
+    optimizer.step(); the closure's own code is the loop's code, not optimizer time."""
+    clock, time, events, _ = make()
+    loop = Loop(clock, time)
+    for _ in range(3):
+        loop.fetch()
+        clock.note_lr(1.0)
+        clock.enter("optimizer")
+        time.advance(0.002)  # the optimizer's own work
+        for _ in range(3):  # LBFGS evaluates the closure several times
+            clock.enter("closure")
+            time.advance(0.004)  # the closure's own Python (zero_grad, logging, framework hooks)
+            loop.forward(); loop.backward()
+            clock.exit("closure")
+        clock.exit("optimizer")
+        clock.on_optimizer_step("lbfgs")
+    loop.fetch()
+    got = steps(events)
+    assert len(got) == 3 and all(s["updates"] == 1 for s in got)
+    step = got[-1]
+    assert step["optimizer"] == pytest.approx(0.002)
+    assert step["forward"] == pytest.approx(0.06) and step["backward"] == pytest.approx(0.09)
+    assert step["other"] == pytest.approx(0.012)  # the closure's code
+
+
+def test_a_hand_written_update_with_a_dataloader_ends_at_the_next_batch():
+    clock, time, events, _ = make()
+    loop = Loop(clock, time)
+    for _ in range(4):
+        loop.fetch(); loop.forward(); loop.backward(); loop.other(0.004)  # p -= lr * p.grad
+    loop.fetch()
+    got = steps(events)
+    assert len(got) == 4 and all(s["boundary"] == "fetch" and s["updates"] == 0 for s in got)
+    assert got[-1]["other"] == pytest.approx(0.004)
+
+
+def test_no_dataloader_and_no_optimizer_ends_an_iteration_where_the_next_forward_starts():
+    clock, time, events, _ = make()
+    loop = Loop(clock, time)
+    for _ in range(4):
+        loop.other(0.003)  # make the batch by hand
+        loop.forward(); loop.backward(); loop.other(0.004)
+        loop.forward(training=False)  # an evaluation each iteration does not end it
+    got = steps(events)
+    assert clock.unit == "backward"
+    assert len(got) == 3 and all(s["boundary"] == "backward" for s in got)
+    assert got[-1]["forward"] == pytest.approx(0.02) and got[-1]["eval"] == pytest.approx(0.02)
+
+
+def test_an_inference_loop_is_a_step_per_batch():
+    clock, time, events, _ = make()
+    loop = Loop(clock, time)
+    for _ in range(3):
+        loop.fetch(); loop.forward(training=False)
+    loop.fetch()
+    assert [s["boundary"] for s in steps(events)] == ["batch"] * 3
+
+
+def test_validation_between_epochs_is_its_own_step_and_training_resumes_cleanly():
+    clock, time, events, _ = make()
+    loop = Loop(clock, time)
+    for _ in range(3):
+        loop.train_iteration("train")
+    clock.note_epoch_start()
+    for _ in range(5):
+        loop.fetch("val"); loop.forward(dt=0.05, training=False)
+    clock.note_epoch_start()
+    for _ in range(2):
+        loop.train_iteration("train")
+    loop.fetch("train")
+    got = steps(events)
+    assert [s["validation"] for s in got] == [False, False, False, True, False, False]
+    assert got[3]["batches"] == 5 and got[3]["epoch_start"] and got[4]["epoch_start"]
+    assert not any(s["epoch_start"] for s in got[:3])  # the epoch's start is flagged on its first step
+
+
+def test_two_loaders_read_together_do_not_split_an_iteration():
+    clock, time, events, _ = make()
+    loop = Loop(clock, time)
+    for _ in range(3):
+        loop.fetch("images"); loop.fetch("captions")
+        loop.forward(); loop.backward(); loop.step()
+    loop.fetch("images")
+    assert [s["batches"] for s in steps(events)] == [2, 2, 2]
+
+
+def test_prefetching_frameworks_still_give_one_step_per_iteration():
+    """Lightning's and accelerate's fetchers draw batch n+1 before running batch n."""
+    clock, time, events, _ = make()
+    loop = Loop(clock, time)
+    loop.fetch()
+    for _ in range(4):
+        loop.fetch()
+        loop.forward(); loop.backward(); loop.step()
+    got = steps(events)
+    assert [s["batches"] for s in got] == [2, 1, 1]
+    assert all(s["updates"] == 1 for s in got)
+
+
+def test_batches_made_ahead_of_time_are_delimited_by_the_optimizer():
+    clock, time, events, _ = make()
+    loop = Loop(clock, time)
+    for _ in range(5):
+        loop.fetch()  # batches = list(loader)
+    for _ in range(4):
+        loop.forward(); loop.backward(); loop.step()
+    assert clock.unit == "optimizer"
+    # The second optimizer step with no fetch between shows it: from then on, one step per update.
+    assert [s["updates"] for s in steps(events)] == [2, 1, 1]
+
+
+def test_the_learning_rate_of_each_step_is_recorded():
+    clock, time, events, _ = make()
+    loop = Loop(clock, time)
+    for i in range(4):
+        loop.train_iteration(lr=0.1 * (i + 1))
+    loop.fetch()
+    assert [s["lr"] for s in steps(events)] == pytest.approx([0.1, 0.2, 0.3, 0.4])
 
 
 def test_window_plan_runs_in_order_and_stops():
     plan = WindowPlan(warmup_steps=2, steady_min_steps=3, steady_seconds=0.0, profile_min_steps=2,
                       profile_seconds=0.0, cprofile_min_steps=2, cprofile_seconds=0.0, max_seconds=None)
     clock, time, events, windows = make(plan)
+    loop = Loop(clock, time)
     with pytest.raises(ProbeStop):
         for _ in range(50):
-            one_step(clock, time)
+            loop.train_iteration()
     assert windows == ["steady_start", "profiler_start", "profiler_stop", "cprofile_start", "cprofile_stop"]
     phases = [s["phase"] for s in steps(events)]
     assert phases == ["warmup"] * 2 + ["steady"] * 3 + ["profiled"] * 2 + ["cprofile"] * 2
@@ -103,23 +299,17 @@ def test_full_runs_never_stop():
     plan = WindowPlan(warmup_steps=1, steady_min_steps=1, steady_seconds=0.0, profile_min_steps=1,
                       profile_seconds=0.0, cprofile_min_steps=1, cprofile_seconds=0.0, full=True, max_seconds=None)
     clock, time, events, _ = make(plan)
+    loop = Loop(clock, time)
     for _ in range(20):
-        one_step(clock, time)
+        loop.train_iteration()
     assert steps(events)[-1]["phase"] == "after"
 
 
-def test_max_seconds_stops_at_the_next_step():
+def test_max_seconds_stops_at_the_next_iteration():
     clock, time, events, _ = make(WindowPlan(max_seconds=1.0))
-    one_step(clock, time)
+    loop = Loop(clock, time)
+    loop.train_iteration()
     time.advance(2.0)
     with pytest.raises(ProbeStop):
-        one_step(clock, time)
+        loop.train_iteration()
     assert "max-seconds" in clock.stop_reason
-
-
-def test_validation_steps_are_flagged_and_not_counted():
-    clock, time, events, _ = make(WindowPlan(warmup_steps=1, steady_min_steps=100, max_seconds=None))
-    one_step(clock, time)
-    clock.enter("eval"); time.advance(1.0); clock.exit("eval")
-    one_step(clock, time)
-    assert steps(events)[-1]["validation"] is True

@@ -5,6 +5,7 @@ import statistics
 
 import pytest
 
+from trainprobe.facts import compute_facts, facts_by_name
 from trainprobe.facts.window import steady_steps
 from probe_helpers import FAST, SCRIPTS, diagnose, plain_python
 
@@ -21,19 +22,17 @@ def test_step_split_agrees_with_a_hand_timed_loop(tmp_path):
     hand = json.loads(hand_file.read_text())
     steady = steady_steps(record)
     assert len(steady) >= 8
-    # The same process and the same steps, timed twice. While the probe learns the boundary kind
-    # the first iteration counts as a step per kind; after that step i is the script's iteration i - offset.
-    offset = sum(1 for s in record.steps if s.boundary != "optimizer")
-    pairs = [(s, hand[s.index - offset]) for s in steady if s.index - offset < len(hand)]
+    # The same process and the same steps, timed twice: step i is the script's iteration i (from one
+    # next(it) to the next), the first one included.
+    pairs = [(s, hand[s.index]) for s in steady if s.index < len(hand)]
     assert len(pairs) >= 8
-    following = {s.index: s for s in record.steps}
     for phase in ("data_wait", "backward", "optimizer"):
         agree = []
         for step, by_hand in pairs:
-            # The probe's own work at a step's end (window changes, reading settings) runs inside the
-            # script's opt.step(): the hand timer sees it, the probe leaves it out and reports it as
-            # the next step's ``probe`` time.
-            own = following[step.index + 1].probe if phase == "optimizer" and step.index + 1 in following else 0.0
+            # The probe's own work at a step's start (closing the last one, window changes) runs inside
+            # the script's next(it): the hand timer sees it, the probe leaves it out and reports it as
+            # the step's ``probe`` time.
+            own = step.probe if phase == "data_wait" else 0.0
             agree.append(getattr(step, phase) == pytest.approx(by_hand[phase] - own, rel=0.05, abs=0.001))
         # Step by step, bar the odd step where this shared machine paused one timer and not the other.
         assert sum(agree) >= 0.9 * len(agree), (phase, agree)
@@ -67,7 +66,11 @@ def test_settings_are_read_from_the_live_objects(tmp_path):
     assert st.autocast_forwards > 0
     assert st.zero_grad_set_to_none_false > 0
     assert st.grad_accumulation == pytest.approx(2.0, abs=0.1)
-    assert st.step_boundary == "optimizer"
+    assert st.step_boundary == "fetch"
+    # Two micro-batches per update: a step (one update) holds both.
+    values = facts_by_name(compute_facts(record))
+    assert values["grad_accumulation"] == 2 and values["batches_per_step"] == 2
+    assert values["updates_per_step"] == 1
     train, val = st.dataloaders
     assert (train.batch_size, train.drop_last, train.used_in_training) == (32, True, True)
     assert train.sampler_type.endswith("RandomSampler")
@@ -85,7 +88,8 @@ def test_a_loop_without_optimizer_steps_at_backward(tmp_path):
     assert record.settings.step_boundary == "backward"
     assert record.settings.optimizers == ()
     assert len(steady_steps(record)) >= 5
-    assert any("no optimizer.step() was seen" in n for n in record.notes)
+    assert any("no optimizer.step() and no DataLoader batch were seen (a hand-written update loop)" in n
+               for n in record.notes), record.notes
 
 
 @pytest.mark.slow
@@ -126,7 +130,7 @@ def test_a_compiled_model_and_optimizer_step_do_not_recompile_under_the_probe(tm
     assert record.settings.compiled is True
     steady = steady_steps(record)
     assert len(steady) >= 5 and all(s.forward > 0 and s.backward > 0 for s in steady)
-    # The optimizer step is compiled too, so its hooks never run: say so rather than
-    # calling the loop a hand-written one.
-    assert record.settings.step_boundary == "backward"
+    # The optimizer step is compiled too, so its hooks never run: iterations are told apart by their
+    # batches, and the record says why rather than calling the loop a hand-written one.
+    assert record.settings.step_boundary == "fetch"
     assert any("outside compiled code" in note for note in record.notes), record.notes

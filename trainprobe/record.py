@@ -251,14 +251,17 @@ class Settings(JsonMixin):
     torch_threads: Optional[int] = None
     backward_calls: int = 0
     optimizer_steps: int = 0
-    step_boundary: str = "none"  # optimizer | backward | batch | none
+    step_boundary: str = "none"  # how steps were delimited: fetch | optimizer | backward | batch | none
     grad_accumulation: Optional[float] = None  # backward calls per optimizer step
     env_flags: dict[str, str] = field(default_factory=dict)  # relevant environment variables
 
 
 @dataclass(frozen=True)
 class Step(JsonMixin):
-    """One training step, from one boundary to the next.
+    """One training step: one iteration of the training loop, from one training batch fetch to the
+    next, with every optimizer step inside it (``boundary`` says how its end was found: ``fetch``,
+    ``optimizer`` when the loop fetches no batches, ``backward`` when it has no optimizer either,
+    ``batch`` for an inference loop; see ``probe/clock.py``).
 
     The phases are CPU-side wall time: on a GPU, CUDA work is asynchronous, so
     ``gpu_*`` fields (from CUDA events, when available) give device-side time.
@@ -278,7 +281,7 @@ class Step(JsonMixin):
     other: float = 0.0
     probe: float = 0.0  # time spent inside trainprobe's own hooks, already excluded
     phase: str = PHASE_WARMUP
-    boundary: str = "optimizer"
+    boundary: str = "optimizer"  # fetch | optimizer | backward | batch
     batches: int = 0
     samples: Optional[int] = None  # batch size seen (first dim of the batch)
     epoch_start: bool = False  # a DataLoader iterator was created in this step
@@ -287,6 +290,8 @@ class Step(JsonMixin):
     # Debugging aids timed inside the step (anomaly mode's stack capture), taken out of the
     # phase they ran in (forward): host work that switching the aid off removes.
     debug: float = 0.0
+    updates: int = 0  # optimizer steps in this step (2 in a GAN's, 0 in a micro-batch's)
+    lr: Optional[float] = None  # learning rate the step's first optimizer step used (None: unread)
 
 
 @dataclass(frozen=True)

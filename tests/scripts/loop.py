@@ -44,11 +44,15 @@ def main():
     step = 0
     try:
         for _ in range(args.epochs):
-            for x, y in loader:
-                try:
+            batches = iter(loader)
+            while True:
+                try:  # the fetch too: trainprobe's stop may come from either
+                    x, y = next(batches)
                     opt.zero_grad()
                     torch.nn.functional.cross_entropy(model(x), y).backward()
                     opt.step()
+                except StopIteration:
+                    break
                 except:  # noqa: E722  (the point of --swallow)
                     if not args.swallow:
                         raise

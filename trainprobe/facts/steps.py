@@ -34,6 +34,16 @@ FACTS = {
     "samples_per_second": ("1/s", "Training samples per second in the steady window."),
     "partial_batch_steps": ("count", "Steps left out of the window because their batch was smaller "
                             "than the usual one (an epoch's last batch)."),
+    "step_unit": ("text", "How iterations were told apart: fetch (a DataLoader batch each), optimizer "
+                  "(batches made by hand), backward (no optimizer either) or batch (no backward)."),
+    "batches_per_step": ("count", "Median DataLoader batches per steady step."),
+    "updates_per_step": ("count", "Median optimizer steps per steady step (2 for a GAN's two optimizers)."),
+    "grad_accumulation": ("x", "Micro-batches per optimizer update (batches in a step that updates); "
+                          "1 without gradient accumulation."),
+    "lr_first": ("x", "Learning rate of the first optimizer step recorded."),
+    "lr_last": ("x", "Learning rate of the last optimizer step recorded."),
+    "lr_varied": ("bool", "The learning rate the optimizer used changed during the run (a scheduler or a "
+                  "hand-written schedule)."),
     "data_wait_share": ("share", "Share of the step the loop waited for the next batch."),
     "data_wait_stall_share": ("share", "Share of the data wait spent in stalls: steps that waited longer "
                               "than a median step's work, so the batch queue was empty."),
@@ -133,6 +143,23 @@ def _epoch_facts(record: RunRecord) -> dict[str, object]:
             "epoch_start_step_time": median(after_warmup) if after_warmup else None}
 
 
+def _iteration_facts(record: RunRecord, steps: tuple[Step, ...]) -> dict[str, object]:
+    """What one iteration holds, and the learning rate each one used."""
+    units = [s.boundary for s in record.steps if s.phase != "warmup"] or [s.boundary for s in record.steps]
+    unit = max(set(units), key=units.count) if units else None
+    updating = [s for s in steps if s.updates > 0]
+    lrs = [s.lr for s in record.steps if s.lr is not None]
+    return {
+        "step_unit": unit,
+        "batches_per_step": median(s.batches for s in steps),
+        "updates_per_step": median(s.updates for s in steps),
+        "grad_accumulation": median(s.batches for s in updating) if unit == "fetch" and updating else None,
+        "lr_first": lrs[0] if lrs else None,
+        "lr_last": lrs[-1] if lrs else None,
+        "lr_varied": (min(lrs) != max(lrs)) if len(lrs) > 1 else None,
+    }
+
+
 def compute(record: RunRecord) -> dict[str, object]:
     steps = steady_steps(record)
     durations = [s.duration for s in steps]
@@ -156,6 +183,7 @@ def compute(record: RunRecord) -> dict[str, object]:
     out["samples_per_second"] = (ratio(sum(counted), sum(durations))  # type: ignore[arg-type]
                                  if steps and len(counted) == len(steps) else None)
     out.update(_shares(steps))
+    out.update(_iteration_facts(record, steps))
     out.update(_warmup(record))
     out.update(_stall_facts(steps))
     out.update(_epoch_facts(record))

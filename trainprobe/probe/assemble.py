@@ -183,8 +183,10 @@ def assemble_record(
     noise = _step_noise_note(child.steps)
     if noise:
         notes.append(noise)
-    if child.steps and child.steps[-1].boundary != "optimizer":
-        notes.append(_boundary_note(child.steps[-1].boundary, child.settings))
+    note = _unit_note(child.clock.get("mode") or (child.settings.step_boundary if child.settings else None),
+                      child.settings) if child.steps else None
+    if note:
+        notes.append(note)
     return RunRecord(
         invocation=invocation,
         environment=_environment(environment, child.torch_env),
@@ -199,16 +201,22 @@ def assemble_record(
     )
 
 
-def _boundary_note(kind: str, settings: Optional[Settings]) -> str:
-    """Why steps were not delimited by optimizer steps, in the user's terms."""
-    if settings is not None and settings.compiled:
+def _unit_note(unit: Optional[str], settings: Optional[Settings]) -> Optional[str]:
+    """How iterations were told apart, when it was not the usual way (a DataLoader batch each)."""
+    compiled = settings is not None and settings.compiled
+    if unit == "fetch" and compiled and settings is not None and settings.optimizer_steps == 0:
         # A compiled optimizer step runs without its hooks: only the graph's own code runs.
-        why = "an optimizer step inside torch.compile runs without trainprobe's hooks"
-        if kind == "backward":
-            return ("no optimizer.step() was seen outside compiled code, so steps were delimited by backward() "
-                    f"calls ({why}; its time counts as the step's other part)")
-        return f"no optimizer.step() or backward() was seen outside compiled code ({why}); steps are DataLoader batches"
-    if kind == "backward":
-        return "no optimizer.step() was seen, so steps were delimited by backward() calls (a hand-written update loop)"
-    return ("no optimizer.step() was seen, so steps were delimited by DataLoader batches "
-            "(no backward: an inference loop?)")
+        return ("no optimizer.step() was seen outside compiled code (an optimizer step inside torch.compile runs "
+                "without trainprobe's hooks), so iterations were told apart by their DataLoader batches and the "
+                "update's time counts as the step's other part")
+    if unit == "optimizer":
+        return ("no DataLoader batch was fetched in each iteration (batches made by hand), so an iteration ends "
+                "with its last optimizer step")
+    if unit == "backward":
+        why = ("an optimizer step inside torch.compile runs without trainprobe's hooks" if compiled
+               else "a hand-written update loop")
+        return (f"no optimizer.step() and no DataLoader batch were seen ({why}), so iterations were told apart by "
+                "their backward() calls")
+    if unit == "batch":
+        return "no backward() was seen, so each DataLoader batch is a step (an inference loop?)"
+    return None

@@ -2,16 +2,30 @@
 
 Hooks call ``enter(phase)``/``exit(phase)`` around data waits, copies,
 forwards, backwards and optimizer steps. Time is exclusive: a copy made
-inside a forward counts as copy, not forward. ``boundary(kind)`` closes a
-step.
+inside a forward counts as copy, not forward.
 
-Step boundaries are found without the user's help, in order of preference:
-an optimizer step (``optimizer``), else a backward call (``backward``: a
-hand-written SGD loop with no optimizer object), else a DataLoader batch
-(``batch``: an inference loop). The clock starts on the weakest kind it
-sees and moves up as soon as a stronger one appears, so gradient
-accumulation (several backwards per optimizer step) gives one step per
-optimizer step.
+**A step is one iteration of the training loop**: from one training batch
+fetch to the next, with every optimizer step inside it. The hooks tell the
+clock what happens (``on_fetch``, ``on_forward``, ``on_backward``,
+``on_optimizer_step``) and the clock finds where iterations end, without the
+user's help. How (``unit``) is decided at the first optimizer step:
+
+* ``fetch``: a DataLoader batch was fetched in the iteration. A step ends at
+  the next fetch once an optimizer step has run (gradient accumulation: the
+  micro-batches of one update are one step; a GAN: both optimizers' steps are
+  in one), or at a fetch from another loader (training to validation and
+  back). Loops that never call an optimizer (a hand-written update) end a
+  step at the next fetch after a backward.
+* ``optimizer``: no DataLoader (batches built by hand). A step ends with the
+  optimizer that steps last in each iteration (the second of a GAN's two).
+* ``backward``: no DataLoader and no optimizer: a step ends where the next
+  training forward starts after a backward.
+* ``batch``: before any backward (an inference loop), each fetch ends a step.
+
+Backward calls inside ``optimizer.step()`` (closure-based optimizers such
+as LBFGS, or frameworks that run the whole training step in a closure) are
+part of that optimizer step. The closure's own code, outside its forward and
+backward, is the loop's code (``other``), not optimizer time.
 """
 
 from __future__ import annotations
@@ -25,9 +39,11 @@ from .runner import ProbeStop
 
 __all__ = ["PHASES", "StepClock"]
 
-# ``debug`` is anomaly mode's stack capture, nested in the forward it slows down.
-PHASES = ("data_wait", "h2d", "forward", "backward", "optimizer", "zero_grad", "eval", "debug")
-_BOUNDARY_RANK = {"batch": 0, "backward": 1, "optimizer": 2}
+# ``debug`` is anomaly mode's stack capture, nested in the forward it slows down. ``closure`` is the
+# code of a closure passed to optimizer.step(): timed apart from the optimizer, it ends up in ``other``.
+PHASES = ("data_wait", "h2d", "forward", "backward", "optimizer", "zero_grad", "eval", "debug", "closure")
+# Provisional units (before the first optimizer step) give way to the final ones.
+_PROVISIONAL = ("batch", "backward")
 
 
 class StepClock:
@@ -49,7 +65,7 @@ class StepClock:
         self._on_window = on_window
         self._on_stop_swallowed = on_stop_swallowed
         self.now = now
-        self.mode: Optional[str] = None
+        self.unit: Optional[str] = None  # how steps end: fetch | optimizer | backward | batch (module docs)
         self.window = PHASE_WARMUP
         self.stop_reason: Optional[str] = None
         self.first_activity: Optional[float] = None
@@ -65,6 +81,20 @@ class StepClock:
         self._epoch_start = False
         self._last_probe = 0.0
         self._deferred: list[Callable[[], None]] = []
+        # What the current step holds, to tell where the iteration ends.
+        self._updates = 0  # optimizer steps
+        self._backwards = 0  # backward calls outside optimizer steps
+        self._forwards = 0  # top-level forwards
+        self._loader: object = None  # the loader whose batch began the step
+        self._fetched_since_update = False
+        self._epoch_pending = False  # a DataLoader iterator was made: the next step begins an epoch
+        self._lr: Optional[float] = None  # the learning rate the step's first optimizer step used
+        # What the run has shown so far.
+        self.optimizer_seen = False
+        self.fetch_seen = False
+        self.forward_seen = False  # a top-level nn.Module forward (a hook saw it)
+        self._optimizers: list[object] = []  # distinct optimizers, in the order they first stepped
+        self._closer: object = None  # unit optimizer: the optimizer whose step ends an iteration
 
     def defer(self, action: Callable[[], None]) -> None:
         """Run ``action`` when the next phase begins, i.e. outside the hook that closed the step.
@@ -135,27 +165,96 @@ class StepClock:
             self._samples = samples if self._samples is None else self._samples + samples
 
     def note_epoch_start(self) -> None:
-        self._epoch_start = True
+        """A DataLoader iterator was made: the step that its first batch begins starts an epoch."""
+        self._epoch_pending = True
 
-    # -- boundaries ------------------------------------------------------------
-    def boundary(self, kind: str) -> None:
-        """Close the current step at a boundary of ``kind``; may raise ProbeStop."""
+    # -- what happened: the hooks report, the clock decides where a step ends ---------------
+    def note_lr(self, lr: Optional[float]) -> None:
+        if self._lr is None:
+            self._lr = lr
+
+    def on_fetch(self, loader: object) -> None:
+        """A DataLoader batch is about to be fetched; may end the step (and raise ProbeStop)."""
+        self.fetch_seen = True
+        self._fetched_since_update = True
+        busy = self._forwards or self._backwards or self._updates  # more than fetching so far
+        if self._step_start is not None and busy:
+            unit = self.unit
+            if unit == "fetch":
+                # Another loader after some work: training to validation, or back. (Two loaders
+                # read together, zip(a, b), fetch before any work and do not end a step.)
+                switch = loader is not self._loader
+                if self._updates or switch or (self._backwards and not self.optimizer_seen):
+                    self._end_step("fetch")
+            elif unit is None or unit == "batch":
+                if self._backwards and not self.optimizer_seen:  # no optimizer object: a hand-written update
+                    self._decide("fetch")
+                    self._end_step("fetch")
+                elif not self._backwards:  # forwards without a backward: an inference loop
+                    self.unit = "batch"
+                    self._end_step("batch")
+        if not self._batches:
+            self._loader = loader  # the loader whose batch begins this step
+        if self._epoch_pending:
+            self._epoch_pending = False
+            self._epoch_start = True
+
+    def on_forward(self, training: bool) -> None:
+        """A top-level forward starts: with no optimizer and no DataLoader, an iteration begins at
+        a training forward once the last one ran a backward."""
+        self.forward_seen = True
+        if (training and self._backwards and not self.optimizer_seen and not self.fetch_seen
+                and self.unit in (None, "backward")):
+            self.unit = "backward"
+            self._end_step("backward")
+        self._forwards += 1
+
+    def on_backward(self) -> None:
+        if "optimizer" in self._stack:  # a closure's backward is part of its optimizer step
+            return
+        self._backwards += 1
+        if not (self.optimizer_seen or self.fetch_seen or self.forward_seen) and self.unit in (None, "backward"):
+            # No module, no optimizer, no DataLoader (math on bare tensors): nothing marks where an
+            # iteration begins, so each backward ends one.
+            self.unit = "backward"
+            self._end_step("backward")
+
+    def on_optimizer_step(self, optimizer: object) -> None:
+        """An optimizer step ended; may end the step (and raise ProbeStop)."""
+        self._updates += 1
+        first = not self.optimizer_seen
+        self.optimizer_seen = True
+        repeated = optimizer in self._optimizers
+        if not repeated:
+            self._optimizers.append(optimizer)
+        if self.unit is None or self.unit in _PROVISIONAL:
+            self._decide("fetch" if self._batches else "optimizer")
+            self._closer = optimizer
+        elif self.unit == "fetch" and repeated and not self._fetched_since_update:
+            # The same optimizer stepped again with no batch fetched in between: this loop's
+            # iterations do not fetch (batches made ahead of time). Its optimizers delimit them.
+            self._decide("optimizer")
+            self._closer = optimizer
+        elif self.unit == "optimizer" and not repeated and not first:
+            self._closer = optimizer  # a second optimizer in the iteration (a GAN): it steps last
+        self._fetched_since_update = False
+        if self.unit == "optimizer" and optimizer is self._closer:
+            self._end_step("optimizer")
+
+    def _decide(self, unit: str) -> None:
+        if self.unit != unit:
+            if self.unit is not None:
+                # Steps so far were cut another way (before the first optimizer step): count the
+                # warm-up again in this unit.
+                self._window_steps = 0
+            self.unit = unit
+
+    def _end_step(self, kind: str) -> None:
         if self.stop_reason is not None and not self.plan.full:
             # The script swallowed our ProbeStop (a bare ``except:``) and went on.
             self._on_stop_swallowed()
             return
-        if kind != self.mode and self.mode is not None and _BOUNDARY_RANK[kind] < _BOUNDARY_RANK[self.mode]:
-            return  # a weaker boundary than the one steps are counted by: the usual case, made cheap
         now = self.now()
-        if self.mode is None or _BOUNDARY_RANK[kind] > _BOUNDARY_RANK[self.mode]:
-            switching = self.mode is not None
-            self.mode = kind
-            if switching:
-                # Everything so far was measured with a weaker boundary: count
-                # the warm-up again in the stronger one.
-                self._window_steps = 0
-        elif kind != self.mode:
-            return
         if self._step_start is None:
             self._start_step(now)
             return
@@ -172,19 +271,19 @@ class StepClock:
             raise ProbeStop(self.stop_reason)
 
     def _close_step(self, now: float, kind: str) -> None:
-        if self._stack:  # usually empty: the optimizer phase closed before its post-hook
+        if self._stack:  # a boundary inside a phase (a fetch in a forward): close it there
             self._unwind(now)
         duration = now - self._step_start
         acc = self._acc
         measured = (acc["data_wait"] + acc["h2d"] + acc["forward"] + acc["backward"] + acc["optimizer"]
-                    + acc["eval"] + acc["debug"])  # zero_grad is part of other
+                    + acc["eval"] + acc["debug"])  # zero_grad and a closure's own code are part of other
         validation = acc["eval"] > 0.5 * duration
         # Positional, in stepcodec.STEP_FIELDS order: one small tuple per step is the cheapest event to write.
         self._emit_step((
             self.steps_emitted, self._step_start - self.t0, duration, acc["data_wait"], acc["h2d"],
             acc["forward"], acc["backward"], acc["optimizer"], acc["zero_grad"], acc["eval"],
             max(0.0, duration - measured), self._last_probe, self.window, kind, self._batches,
-            self._samples, self._epoch_start, validation, acc["debug"],
+            self._samples, self._epoch_start, validation, acc["debug"], self._updates, self._lr,
         ))
         self.steps_emitted += 1
         if not validation:
@@ -198,6 +297,8 @@ class StepClock:
         self._batches = 0
         self._samples = None
         self._epoch_start = False
+        self._updates = self._backwards = self._forwards = 0
+        self._lr = None
 
     # -- the window plan ----------------------------------------------------------
     def _advance_windows(self, now: float) -> None:

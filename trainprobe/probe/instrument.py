@@ -82,6 +82,42 @@ def _caller() -> Optional[str]:
     return f"{frame.f_code.co_filename}:{frame.f_lineno}"
 
 
+def _learning_rate(optimizer: Any) -> Optional[float]:
+    """The learning rate this optimizer step uses (its first param group), without a device sync."""
+    try:
+        lr = optimizer.param_groups[0]["lr"]
+    except (AttributeError, IndexError, KeyError, TypeError):
+        return None
+    if type(lr) is float or type(lr) is int:
+        return float(lr)
+    if isinstance(lr, torch.Tensor) and lr.device.type == "cpu" and lr.numel() == 1:
+        return float(lr)  # a CPU tensor (capturable optimizers keep it on the GPU: left unread)
+    return None
+
+
+def _with_timed_closure(clock: StepClock, args: tuple, kwargs: dict) -> Optional[tuple]:
+    """optimizer.step(closure): time the closure apart, so its own code is the loop's (other), not the
+    optimizer's. None when there is no closure (the hook then changes nothing)."""
+    if "closure" in kwargs:
+        closure = kwargs["closure"]
+        if not callable(closure):
+            return None
+        return args, {**kwargs, "closure": _timed(clock, closure)}
+    if args and callable(args[0]):
+        return (_timed(clock, args[0]), *args[1:]), kwargs
+    return None
+
+
+def _timed(clock: StepClock, closure: Any) -> Any:
+    def timed_closure(*a: Any, **k: Any) -> Any:
+        clock.enter("closure")
+        try:
+            return closure(*a, **k)
+        finally:
+            clock.exit("closure")
+    return timed_closure
+
+
 def _targets_cuda(args: tuple, kwargs: dict) -> bool:
     for value in (*args, kwargs.get("device")):
         if isinstance(value, torch.device):
@@ -178,8 +214,7 @@ class Instrumentation:
             if entry is None or (instr.tracing_possible and _is_compiling()):
                 return original_next(iterator)
             clock = instr.clock
-            if clock.mode != "optimizer":  # else a batch is never a boundary: save the call
-                clock.boundary("batch")
+            clock.on_fetch(entry)  # may end the step: an iteration of the loop begins with its batch
             start = clock.enter("data_wait")
             try:
                 batch = original_next(iterator)
@@ -214,8 +249,7 @@ class Instrumentation:
             instr.reg.backward_calls += 1
             if instr.reg.last_loader is not None:
                 instr.reg.last_loader.used_in_training = True
-            if clock.mode != "optimizer":  # else a backward is never a boundary: save the call
-                clock.boundary("backward")
+            clock.on_backward()
             return result
 
         self._patch(torch.autograd, "backward", backward)
@@ -351,6 +385,7 @@ class Instrumentation:
         training = module.training
         grad = torch.is_grad_enabled()
         phase = "forward" if training and grad else "eval"
+        self.clock.on_forward(phase == "forward")
         self.clock.enter(phase)
         self._top_phase.append(phase)
         reg = self.reg
@@ -396,8 +431,9 @@ class Instrumentation:
             return None
         if self.plugin is not None:
             self.plugin.before_optimizer_step(optimizer)
+        self.clock.note_lr(_learning_rate(optimizer))
         self.clock.enter("optimizer")
-        return None
+        return _with_timed_closure(self.clock, args, kwargs)
 
     def _optimizer_post(self, optimizer, args, kwargs):
         if self.tracing_possible and _is_compiling():
@@ -406,7 +442,7 @@ class Instrumentation:
         self.reg.optimizer_step(optimizer)
         if self.plugin is not None:
             self.plugin.at_boundary()
-        self.clock.boundary("optimizer")
+        self.clock.on_optimizer_step(optimizer)
         return None
 
     # -- windows ------------------------------------------------------------------
@@ -443,7 +479,7 @@ class Instrumentation:
 
     def _emit_settings(self) -> None:
         try:
-            settings = read_settings(self.reg, self.clock.mode, self.compiled)
+            settings = read_settings(self.reg, self.clock.unit, self.compiled)
             self.sink.emit("settings", settings=settings.to_dict())
         except Exception as exc:
             self.sink.emit("note", text=f"could not read the run's settings: {exc}")
@@ -476,7 +512,7 @@ class Instrumentation:
         flush_stats()
         self.sink.emit("clock", first_activity=(self.clock.first_activity - self.config.t0)
                        if self.clock.first_activity is not None else None,
-                       steps=self.clock.steps_emitted, mode=self.clock.mode, stop_reason=self.clock.stop_reason,
+                       steps=self.clock.steps_emitted, mode=self.clock.unit, stop_reason=self.clock.stop_reason,
                        finished_at=time.monotonic() - self.config.t0)
         self._finish_plugin()
 
