@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import io
 
+from trainprobe.display import use_color
 from trainprobe.readiness.collect import run_bench
 from trainprobe.readiness.progress import Progress
-from trainprobe.readiness.render import use_color
 
 
 def test_failing_child_measurement_gives_a_reason(tmp_path):
@@ -57,6 +57,7 @@ def test_progress_rewrites_one_line_on_a_terminal():
 
 def test_colour_only_on_a_terminal_without_no_color(monkeypatch):
     monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.setenv("TERM", "xterm")
     assert use_color(_Tty()) is True
     assert use_color(io.StringIO()) is False
     monkeypatch.setenv("NO_COLOR", "1")

@@ -93,11 +93,9 @@ def fake_torch_facts(gpus: list[FakeGpu], cuda_build: str = "12.4", ops_error: O
 
 
 def _bench(key: str, value: float, unit: str, details: dict[str, Any]):
-    from trainprobe.readiness.fmt import fmt_rate
-    from trainprobe.readiness.items import ITEM_TITLES
-    from trainprobe.readiness.results import Measurement
-    return Measurement(key=key, title=ITEM_TITLES[key], value=value, unit=unit,
-                       shown=fmt_rate(value, unit), details=details, seconds=1.0)
+    from trainprobe.display import in_unit
+    from trainprobe.readiness.items import item
+    return item(key).measured(value, unit=unit, shown=in_unit(value, unit), details=details, seconds=1.0)
 
 
 GIB = 1024 ** 3
@@ -131,7 +129,7 @@ def build_fake_result(scenario: str, monkeypatch: Any = None):
 
     from trainprobe.readiness.collect import build_result, collect_facts
     from trainprobe.readiness.expect import Expectations
-    from trainprobe.readiness.items import QUICK_ITEMS
+    from trainprobe.readiness.items import measure_quick
     s = SCENARIOS[scenario]
     module = fake_nvml(s["gpus"], cuda=s["cuda"])
     saved = sys.modules.get("pynvml")
@@ -146,7 +144,7 @@ def build_fake_result(scenario: str, monkeypatch: Any = None):
     if scenario == "fake_gpu_t4_broken":  # a container started with Docker's 64 MB /dev/shm
         facts = dataclasses.replace(facts, environment=dataclasses.replace(
             facts.environment, shm_total=64 * 1024 * 1024))
-    measurements = [fn(facts) for _k, fn in QUICK_ITEMS]
+    measurements = measure_quick(facts)
     measurements += [_bench(*b) for b in s["benches"]]
     return build_result(facts, measurements, Expectations(), "full", s["name"], 42.0,
                         created_at="2026-11-21T12:00:00+00:00")
@@ -159,7 +157,7 @@ def regrade_recorded() -> None:
     from trainprobe.readiness import CheckResult, Expectations, grade_all, verdict_of
     for path in sorted(DATA.glob("here_*.json")):
         r = CheckResult.load(path)
-        grades = grade_all(r.measurements, Expectations(**r.expectations), r.facts, r.mode)
+        grades = grade_all(r.measurements, Expectations(require=r.expectations), r.facts, r.mode)
         verdict, code = verdict_of(grades)
         dataclasses.replace(r, grades=grades, verdict=verdict, exit_code=code).save(path, indent=2)
         print("re-graded", path)

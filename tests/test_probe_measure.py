@@ -134,3 +134,49 @@ def test_a_compiled_model_and_optimizer_step_do_not_recompile_under_the_probe(tm
     # batches, and the record says why rather than calling the loop a hand-written one.
     assert record.settings.step_boundary == "fetch"
     assert any("outside compiled code" in note for note in record.notes), record.notes
+
+
+_ROOTED = """
+import os, signal, sys
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+
+class Rooted(TensorDataset):
+    root = sys.argv[1]  # where a torchvision dataset keeps its files
+
+loader = DataLoader(Rooted(torch.randn(256, 4), torch.randn(256, 1)), batch_size=8)
+model = torch.nn.Linear(4, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for x, y in loader:
+    loss = ((model(x) - y) ** 2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+if sys.argv[2] == "killed":
+    os.kill(os.getpid(), signal.SIGKILL)  # like the kernel's OOM killer: no Python code runs after this
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("ending", ["ends", "killed"])
+def test_torch_facts_are_read_before_the_script_and_data_paths_after_it(tmp_path, ending):
+    """The record's torch facts come from the probe's child before the script runs, so a script that
+    dies hard still has them; the datasets' roots are read at the end, when the datasets exist."""
+    import torch
+
+    script = tmp_path / "rooted.py"
+    script.write_text(_ROOTED)
+    data = tmp_path / "data"
+    data.mkdir()
+    _, record = diagnose(tmp_path / "out", "--full", str(script), str(data), ending)
+    env = record.environment
+    assert (env.torch, env.torch_cuda_build, env.cudnn) == (
+        torch.__version__, torch.version.cuda, torch.backends.cudnn.version())
+    assert env.cuda_available == torch.cuda.is_available() and env.torch_threads and env.torch_interop_threads
+    disks = [d.path for d in env.disks]
+    if ending == "ends":
+        assert record.outcome.status == "completed"
+        assert str(data) in disks
+    else:
+        assert record.outcome.signal == "SIGKILL"
+        assert str(data) not in disks  # read at the end, which a killed script never reaches

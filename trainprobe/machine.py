@@ -6,8 +6,13 @@ Modelled on ``torch.utils.collect_env``: every getter returns ``None`` (or an
 :class:`~trainprobe.record.Environment`. Printing is someone else's job.
 
 The probe's parent process calls :func:`collect_environment` without torch
-(``include_torch=False``): it must stay fast and must not import torch. The
-NVML getters take an optional ``nvml`` module so tests can pass a fake.
+(``include_torch=False``): it must stay fast and must not import torch. Torch's
+own facts come from :func:`get_torch_facts`, called where torch is imported:
+in the probe's child before the script runs, and in ``check``'s child process.
+Both get the same :class:`TorchFacts`, and :func:`torch_environment` turns them
+into the Environment's fields. NVML is opened in one way for everyone
+(:func:`open_nvml`, which takes a fake module in tests), and its clock-throttle
+bits are named once (:data:`THROTTLE_REASONS`, :data:`THROTTLE_GROUPS`).
 """
 
 from __future__ import annotations
@@ -20,45 +25,29 @@ import os
 import platform
 import socket
 import sys
-from typing import Any, Callable, Optional, Sequence, TypeVar
+import warnings
+from dataclasses import dataclass, field
+from typing import Any, Callable, NamedTuple, Optional, Sequence, TypeVar
 
+from .jsonio import JsonMixin
 from .record import Availability, DiskInfo, Environment, GpuInfo
 
 __all__ = [
     "collect_environment",
-    "get_python_version",
-    "get_platform",
-    "get_hostname_hash",
-    "get_user_name",
-    "get_cpu_model",
-    "get_logical_cores",
-    "get_physical_cores",
-    "get_cgroup_cpu_limit",
-    "get_usable_cores",
-    "get_ram_total",
-    "get_ram_available",
-    "get_swap_total",
-    "get_shm_total",
-    "get_pillow_version",
-    "get_pillow_simd",
-    "get_libjpeg_turbo",
-    "get_package_version",
+    "get_python_version", "get_platform", "get_hostname_hash", "get_user_name", "get_cpu_model",
+    "get_logical_cores", "get_physical_cores", "get_cgroup_cpu_limit", "get_usable_cores",
+    "get_ram_total", "get_ram_available", "get_swap_total", "get_shm_total",
+    "get_pillow_version", "get_pillow_simd", "get_libjpeg_turbo", "get_package_version",
     "get_disk_info",
-    "load_nvml",
-    "get_nvml_gpus",
-    "get_cuda_driver_version",
-    "get_gpu_throttle_reasons",
-    "get_torch_facts",
-    "THROTTLE_REASONS",
+    "NVML_UNAVAILABLE", "nvml_unavailable", "open_nvml", "close_nvml", "get_nvml_gpus",
+    "get_cuda_driver_version", "get_gpu_throttle_reasons",
+    "ThrottleReason", "THROTTLE_REASONS", "THROTTLE_GROUPS", "THROTTLE_THERMAL",
+    "THROTTLE_POWER", "THROTTLE_SLOWDOWN", "throttle_reasons_in",
+    "TorchDevice", "TorchFacts", "get_torch_facts", "get_torch_devices", "torch_environment",
     "NETWORK_FSTYPES",
 ]
 
 T = TypeVar("T")
-
-NVML_MISSING_REASON = (
-    "GPU metrics unavailable: NVIDIA driver library not found "
-    "(no NVIDIA GPU or driver on this machine)"
-)
 
 # File systems whose reads cross a network (or a user-space layer that usually does).
 NETWORK_FSTYPES = frozenset({
@@ -66,19 +55,6 @@ NETWORK_FSTYPES = frozenset({
     "fuse.glusterfs", "lustre", "gpfs", "beegfs", "fuse.s3fs", "fuse.gcsfuse",
     "fuse.rclone", "fuse.juicefs", "afs", "davfs", "fuse.davfs2", "virtiofs",
 })
-
-# NVML clock-throttle ("clocks event") reason bits.
-THROTTLE_REASONS = {
-    0x1: "gpu_idle",
-    0x2: "applications_clocks_setting",
-    0x4: "sw_power_cap",
-    0x8: "hw_slowdown",
-    0x10: "sync_boost",
-    0x20: "sw_thermal_slowdown",
-    0x40: "hw_thermal_slowdown",
-    0x80: "hw_power_brake_slowdown",
-    0x100: "display_clock_setting",
-}
 
 
 def _guard(fn: Callable[[], T]) -> Optional[T]:
@@ -281,19 +257,53 @@ def get_disk_info(path: str) -> DiskInfo:
 
 # -------------------------------------------------------------------- NVML
 
-def load_nvml() -> tuple[Optional[Any], Availability]:
-    """Import and initialise pynvml; (module, Availability) with a plain reason on failure."""
+NVML_UNAVAILABLE = "GPU metrics unavailable: "
+
+# NVML error codes (nvml.h); pynvml's exceptions carry theirs in ``value``.
+_NVML_NO_PERMISSION = 4
+_NVML_DRIVER_NOT_LOADED = 9
+_NVML_LIBRARY_NOT_FOUND = 12
+
+
+def nvml_unavailable(reason: str) -> Availability:
+    """Why there are no GPU metrics, in the one wording: "GPU metrics unavailable: <reason>"."""
+    return Availability(False, NVML_UNAVAILABLE + reason)
+
+
+def _nvml_init_failure(exc: BaseException) -> str:
+    code = getattr(exc, "value", None)
+    if code == _NVML_LIBRARY_NOT_FOUND or type(exc).__name__ == "NVMLError_LibraryNotFound":
+        return ("the NVIDIA driver library libnvidia-ml.so.1 could not be loaded (no NVIDIA driver on "
+                "this machine, or a container started without GPU access)")
+    if code == _NVML_DRIVER_NOT_LOADED:
+        return "the NVIDIA driver is not loaded"
+    if code == _NVML_NO_PERMISSION:
+        return "no permission to query the NVIDIA driver"
+    return f"NVML did not start ({type(exc).__name__}: {exc})"
+
+
+def open_nvml(module: Any = None) -> tuple[Optional[Any], Availability]:
+    """Start NVML: (the pynvml module, available) or (None, why not); close it with :func:`close_nvml`.
+
+    ``module`` replaces ``pynvml`` (tests pass a fake one).
+    """
+    if module is None:
+        try:
+            module = importlib.import_module("pynvml")
+        except ModuleNotFoundError:
+            return None, nvml_unavailable("the nvidia-ml-py package (module pynvml) is not installed")
+        except Exception as exc:  # noqa: BLE001
+            return None, nvml_unavailable(f"the pynvml module failed to import ({type(exc).__name__}: {exc})")
     try:
-        nvml = importlib.import_module("pynvml")
+        module.nvmlInit()
     except Exception as exc:  # noqa: BLE001
-        return None, Availability(False, f"GPU metrics unavailable: pynvml not importable ({exc})")
-    try:
-        nvml.nvmlInit()
-    except Exception as exc:  # noqa: BLE001
-        if type(exc).__name__ == "NVMLError_LibraryNotFound":
-            return None, Availability(False, NVML_MISSING_REASON)
-        return None, Availability(False, f"GPU metrics unavailable: NVML failed to start ({exc})")
-    return nvml, Availability(True, None)
+        return None, nvml_unavailable(_nvml_init_failure(exc))
+    return module, Availability(True, None)
+
+
+def close_nvml(module: Any) -> None:
+    """nvmlShutdown, whatever it says."""
+    _guard(module.nvmlShutdown)
 
 
 def _text(value: Any) -> str:
@@ -356,23 +366,131 @@ def get_gpu_throttle_reasons(nvml: Any, index: int) -> Optional[int]:
     return _guard(read)
 
 
+class ThrottleReason(NamedTuple):
+    """One NVML clock-throttle ("clocks event") reason bit."""
+
+    bit: int
+    name: str  # NVML's name, snake_case
+    label: str  # what a person reads
+
+
+THROTTLE_REASONS = (
+    ThrottleReason(0x1, "gpu_idle", "GPU idle"),
+    ThrottleReason(0x2, "applications_clocks_setting", "application clocks setting"),
+    ThrottleReason(0x4, "sw_power_cap", "software power cap"),
+    ThrottleReason(0x8, "hw_slowdown", "hardware slowdown"),
+    ThrottleReason(0x10, "sync_boost", "sync boost"),
+    ThrottleReason(0x20, "sw_thermal_slowdown", "software thermal slowdown"),
+    ThrottleReason(0x40, "hw_thermal_slowdown", "hardware thermal slowdown"),
+    ThrottleReason(0x80, "hw_power_brake_slowdown", "power brake"),
+    ThrottleReason(0x100, "display_clock_setting", "display clock setting"),
+)
+_BIT = {r.name: r.bit for r in THROTTLE_REASONS}
+
+THROTTLE_THERMAL = _BIT["sw_thermal_slowdown"] | _BIT["hw_thermal_slowdown"]
+THROTTLE_POWER = _BIT["sw_power_cap"] | _BIT["hw_power_brake_slowdown"]
+# The GPU slowing itself down (not idle, not clocks someone set).
+THROTTLE_SLOWDOWN = _BIT["hw_slowdown"] | THROTTLE_THERMAL | _BIT["hw_power_brake_slowdown"]
+THROTTLE_GROUPS = {"thermal": THROTTLE_THERMAL, "power": THROTTLE_POWER, "slowdown": THROTTLE_SLOWDOWN}
+
+
+def throttle_reasons_in(mask: int, group: int = ~0) -> tuple[ThrottleReason, ...]:
+    """The reasons set in ``mask`` that belong to ``group`` (a THROTTLE_* mask; all by default)."""
+    return tuple(r for r in THROTTLE_REASONS if mask & group & r.bit)
+
+
 # ------------------------------------------------------------------- torch
 
-def get_torch_facts() -> dict[str, Any]:
-    """Torch fields of the Environment (imports torch). Missing facts are None."""
-    facts: dict[str, Any] = {}
-    try:
-        import torch
-    except Exception:  # noqa: BLE001
-        return facts
-    facts["torch"] = _guard(lambda: torch.__version__)
-    facts["torch_cuda_build"] = _guard(lambda: torch.version.cuda)
-    facts["cudnn"] = _guard(torch.backends.cudnn.version)
-    facts["cuda_available"] = bool(_guard(torch.cuda.is_available))
-    facts["gpu_count"] = (_guard(torch.cuda.device_count) or 0) if facts["cuda_available"] else 0
-    facts["torch_threads"] = _guard(torch.get_num_threads)
-    facts["torch_interop_threads"] = _guard(torch.get_num_interop_threads)
-    return facts
+@dataclass(frozen=True)
+class TorchDevice(JsonMixin):
+    """One CUDA device as torch sees it."""
+
+    index: int = 0
+    name: str = ""
+    memory_total: Optional[int] = None
+    capability: Optional[str] = None  # "8.6"
+    bf16_supported: Optional[bool] = None
+
+
+@dataclass(frozen=True)
+class TorchFacts(JsonMixin):
+    """What a Python process found in torch (and, for ``check``, torchvision).
+
+    The probe's child and ``check``'s child both fill it with
+    :func:`get_torch_facts`; the torchvision fields are ``check``'s alone.
+    """
+
+    availability: Availability = field(default_factory=Availability)  # torch importable?
+    torch: Optional[str] = None
+    cuda_build: Optional[str] = None  # torch.version.cuda; None: CPU-only build
+    cudnn: Optional[int] = None
+    cudnn_available: Optional[bool] = None
+    cuda_available: bool = False
+    cuda_error: Optional[str] = None  # why CUDA is not available, when torch says
+    device_count: Optional[int] = None  # CUDA devices torch sees (without initializing CUDA)
+    devices: tuple[TorchDevice, ...] = ()  # their properties, when asked for
+    arch_list: tuple[str, ...] = ()  # torch.cuda.get_arch_list(): sm_XY the build carries
+    threads: Optional[int] = None
+    interop_threads: Optional[int] = None
+    torchvision: Optional[str] = None
+    torchvision_ops: Availability = field(default_factory=Availability)  # nms ran?
+    torchvision_requires_torch: Optional[str] = None  # from torchvision's metadata
+    import_seconds: Optional[float] = None
+
+
+def _cuda_available(torch: Any) -> tuple[bool, Optional[str]]:
+    """torch.cuda.is_available(), and the first line of the warning torch gives when it is not."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        available = bool(_guard(torch.cuda.is_available))
+    if available:
+        return True, None
+    messages = [str(w.message).splitlines()[0] for w in caught if str(w.message).strip()]
+    return False, messages[0] if messages else None
+
+
+def get_torch_devices(torch: Any) -> tuple[TorchDevice, ...]:
+    """Each CUDA device's properties. Initializes CUDA: never before the user's script runs."""
+    def device(i: int) -> TorchDevice:
+        p = torch.cuda.get_device_properties(i)
+        return TorchDevice(index=i, name=p.name, memory_total=int(p.total_memory),
+                           capability=f"{p.major}.{p.minor}", bf16_supported=p.major >= 8)
+    return tuple(_guard(lambda: tuple(device(i) for i in range(torch.cuda.device_count()))) or ())
+
+
+def get_torch_facts(torch: Any = None, devices: bool = True) -> TorchFacts:
+    """Torch's facts, each read on its own (None when it fails). Imports torch unless given.
+
+    ``devices=False`` leaves out the device properties, which would initialize CUDA.
+    """
+    if torch is None:
+        try:
+            torch = importlib.import_module("torch")
+        except Exception as exc:  # noqa: BLE001
+            return TorchFacts(availability=Availability(False, f"import torch failed: {exc}"))
+    cuda, cuda_error = _cuda_available(torch)
+    return TorchFacts(
+        availability=Availability(True, None),
+        torch=_guard(lambda: str(torch.__version__)),
+        cuda_build=_guard(lambda: torch.version.cuda),
+        cudnn=_guard(torch.backends.cudnn.version),
+        cudnn_available=_guard(lambda: bool(torch.backends.cudnn.is_available())),
+        cuda_available=cuda,
+        cuda_error=cuda_error,
+        device_count=(_guard(torch.cuda.device_count) or 0) if cuda else 0,
+        devices=get_torch_devices(torch) if cuda and devices else (),
+        arch_list=tuple(_guard(torch.cuda.get_arch_list) or ()) if cuda else (),
+        threads=_guard(torch.get_num_threads),
+        interop_threads=_guard(torch.get_num_interop_threads),
+    )
+
+
+def torch_environment(facts: TorchFacts) -> dict[str, Any]:
+    """The Environment's torch fields from TorchFacts (``dataclasses.replace(env, **these)``)."""
+    count = facts.device_count if facts.device_count is not None else len(facts.devices)
+    return {"torch": facts.torch, "torch_cuda_build": facts.cuda_build, "cudnn": facts.cudnn,
+            "cuda_available": facts.cuda_available, "gpu_count": count if facts.cuda_available else 0,
+            "torch_threads": facts.threads, "torch_interop_threads": facts.interop_threads}
 
 
 # ---------------------------------------------------------------- together
@@ -388,13 +506,13 @@ def collect_environment(data_paths: Sequence[str] = (), include_torch: bool = Fa
 
 def _collect(data_paths: Sequence[str], include_torch: bool) -> Environment:
     cgroup_limit = get_cgroup_cpu_limit()
-    nvml, availability = load_nvml()
+    nvml, availability = open_nvml()
     gpus: tuple[GpuInfo, ...] = ()
     driver = None
     if nvml is not None:
         gpus, driver = get_nvml_gpus(nvml)
-        _guard(nvml.nvmlShutdown)
-    torch_facts = get_torch_facts() if include_torch else {}
+        close_nvml(nvml)
+    torch_facts = torch_environment(get_torch_facts()) if include_torch else {}
     return Environment(
         python=get_python_version(),
         platform=get_platform(),

@@ -37,7 +37,7 @@ def check(quick: bool, data_dir: Optional[str], expect_file: Optional[str], name
     """Is this machine ready for the course? Exit code 0 ready, 1 warnings, 2 not ready."""
     from ..readiness import ExpectError, load_expectations, render_html, render_text, run_check
     from ..readiness.progress import Progress
-    from ..readiness.render import use_color
+    from ..display import use_color
 
     expectations = None
     if expect_file:

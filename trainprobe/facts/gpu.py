@@ -33,8 +33,8 @@ FACTS = {
     "gpu_memory_peak_share": ("share", "gpu_memory_peak over the GPU's memory."),
 }
 
-_THERMAL = 0x20 | 0x40  # SwThermalSlowdown, HwThermalSlowdown
-_POWER = 0x04 | 0x80  # SwPowerCap, HwPowerBrakeSlowdown
+from ..machine import THROTTLE_THERMAL as _THERMAL  # SwThermalSlowdown, HwThermalSlowdown
+from ..machine import THROTTLE_POWER as _POWER  # SwPowerCap, HwPowerBrakeSlowdown
 
 
 def _run_gpu(record: RunRecord) -> Optional[GpuSeries]:

@@ -13,9 +13,9 @@ import os
 import statistics
 from typing import Any, Optional
 
+from ..machine import TorchFacts, torch_environment
 from ..record import (
     Environment,
-    GpuInfo,
     Invocation,
     Outcome,
     ProfilerSummary,
@@ -39,7 +39,8 @@ class ChildReport:
     steps: list[Step] = dataclasses.field(default_factory=list)
     settings: Optional[Settings] = None
     profiler: Optional[ProfilerSummary] = None
-    torch_env: dict[str, Any] = dataclasses.field(default_factory=dict)
+    torch_env: dict[str, Any] = dataclasses.field(default_factory=dict)  # TorchFacts, read before the script
+    data_paths: list[str] = dataclasses.field(default_factory=list)  # the datasets' roots, read at the end
     outcome: Optional[dict[str, Any]] = None
     python_window: dict[str, Any] = dataclasses.field(default_factory=dict)
     clock: dict[str, Any] = dataclasses.field(default_factory=dict)
@@ -88,6 +89,8 @@ def _apply(report: ChildReport, event: dict[str, Any]) -> None:
         report.profiler = ProfilerSummary.from_dict(event.get("summary", {}))
     elif kind == "torch_env":
         report.torch_env = event
+    elif kind == "data_paths":
+        report.data_paths = [str(p) for p in event.get("paths", [])]
     elif kind == "outcome":
         report.outcome = event
     elif kind == "python_window":
@@ -132,16 +135,11 @@ def read_worker_stats(out_dir: str, lines: Optional[list[dict]] = None) -> tuple
 
 
 def _environment(base: Environment, torch_env: dict[str, Any]) -> Environment:
+    """The parent's Environment with the child's torch facts (the fields ``check`` fills the same way)."""
     if not torch_env:
         return base
-    changes: dict[str, Any] = {}
-    for key in ("torch", "torch_cuda_build", "cudnn", "cuda_available", "gpu_count", "torch_threads",
-                "torch_interop_threads"):
-        if key in torch_env and torch_env[key] is not None:
-            changes[key] = torch_env[key]
-    if torch_env.get("gpus") and not base.gpus:
-        changes["gpus"] = tuple(GpuInfo.from_dict(g) for g in torch_env["gpus"])
-    return dataclasses.replace(base, **changes)
+    fields = torch_environment(TorchFacts.from_dict(torch_env))
+    return dataclasses.replace(base, **{k: v for k, v in fields.items() if v is not None})
 
 
 def _step_noise_note(steps: list[Step]) -> Optional[str]:

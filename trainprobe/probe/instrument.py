@@ -35,6 +35,7 @@ from torch.optim.optimizer import register_optimizer_step_post_hook, register_op
 from torch.utils.data import DataLoader
 from torch.utils.data.dataloader import _BaseDataLoaderIter
 
+from ..machine import get_torch_facts
 from .clock import StepClock
 from .config import ChildConfig
 from .events import EventSink
@@ -168,6 +169,7 @@ class Instrumentation:
                                      position=lambda: (self.clock.steps_emitted, self.clock.window)))
 
     def install(self) -> None:
+        self.sink.emit("torch_env", **_torch_env())  # now: once the script ran out of memory, reading may abort
         self._install_dataloader()
         self._handles.append(register_module_forward_pre_hook(self._forward_pre))
         self._handles.append(register_module_forward_hook(self._forward_post, always_call=True))
@@ -495,7 +497,7 @@ class Instrumentation:
             self.profiler_window.stop(step)
         self.python_window.stop(step)
         self._emit_settings()
-        self.sink.emit("torch_env", **_torch_env(self.reg))
+        self.sink.emit("data_paths", paths=_data_paths(self.reg))
         if self.profiler_window is not None:
             summary = summarize_profile(self.profiler_window, self.profiler_window.with_cuda, self.config.trace_path)
             self.sink.emit("profiler", summary=summary.to_dict())
@@ -526,39 +528,23 @@ class Instrumentation:
             plugin.uninstall()
 
 
-def _torch_env(reg: Registry) -> dict[str, Any]:
-    info: dict[str, Any] = {
-        "torch": torch.__version__,
-        "torch_cuda_build": torch.version.cuda,
-        "cuda_available": False,
-        "gpu_count": 0,
-        "torch_threads": torch.get_num_threads(),
-        "torch_interop_threads": torch.get_num_interop_threads(),
-        "data_paths": [],
-    }
+def _torch_env() -> dict[str, Any]:
+    """This process's TorchFacts, read before the script runs (the same collector as ``check``'s).
+
+    Not the devices' properties: reading them initializes CUDA before the script does.
+    """
     try:
-        info["cudnn"] = torch.backends.cudnn.version()
-    except Exception:
-        info["cudnn"] = None
-    try:
-        if torch.cuda.is_available():
-            info["cuda_available"] = True
-            info["gpu_count"] = torch.cuda.device_count()
-            info["gpus"] = [
-                {
-                    "index": i,
-                    "name": torch.cuda.get_device_name(i),
-                    "compute_capability": "%d.%d" % torch.cuda.get_device_capability(i),
-                    "bf16": bool(torch.cuda.is_bf16_supported()) if i == 0 else None,
-                    "memory_total": torch.cuda.get_device_properties(i).total_memory,
-                }
-                for i in range(torch.cuda.device_count())
-            ]
-    except Exception:
-        pass
+        return get_torch_facts(torch, devices=False).to_dict()
+    except Exception as exc:  # the getters are guarded; this is the last resort
+        return {"availability": {"available": False, "reason": f"torch facts not read: {exc}"}}
+
+
+def _data_paths(reg: Registry) -> list[str]:
+    """Where the data lives, from the datasets' ``.root`` (torchvision datasets have one)."""
+    paths = []
     for entry in reg.loaders.values():
         loader = entry.ref()
         root = getattr(getattr(loader, "dataset", None), "root", None) if loader is not None else None
         if isinstance(root, str):
-            info["data_paths"].append(root)
-    return info
+            paths.append(root)
+    return paths

@@ -325,7 +325,7 @@ class _Run:
         child = self.follower.poll()
         self.progress_view.update(child)
         data_paths = self.options.data_paths
-        found = [p for p in child.torch_env.get("data_paths", []) if p not in data_paths]
+        found = [p for p in child.data_paths if p not in data_paths]
         environment = self.environment
         if environment is None or found:
             # The datasets' own roots (torchvision datasets have .root) tell where the data lives.

@@ -1,8 +1,10 @@
 """``trainprobe check``: is this machine ready for a deep-learning course?
 
-Stages, each in its own module: :mod:`.collect` measures (facts, quick items
-in :mod:`.items`, benchmarks in child processes from :mod:`.bench`),
-:mod:`.grade` grades against defaults or an ``--expect`` file
+Each checklist item is one module under :mod:`.items` (what an item is:
+:mod:`.item`), listed in display order by the registry :mod:`.items`. The
+stages use the registry only: :mod:`.collect` measures (machine facts, the
+quick items, the benchmarks in child processes from :mod:`.bench`),
+:mod:`.grade` grades against the items' defaults or an ``--expect`` file
 (:mod:`.expect`), :mod:`.render` and :mod:`.summary` print.
 """
 

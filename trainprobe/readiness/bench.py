@@ -12,6 +12,7 @@ faster machine simply does more work in the same time.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import io
 import json
 import os
@@ -20,9 +21,11 @@ import tempfile
 import time
 from typing import Any, Callable, Optional
 
-__all__ = ["RESULT_TAG", "BENCHMARKS", "main"]
-
+from ..machine import get_torch_facts
+from ..record import Availability
 from .results import RESULT_TAG
+
+__all__ = ["RESULT_TAG", "BENCHMARKS", "main"]
 
 
 def _emit(payload: dict[str, Any]) -> None:
@@ -39,47 +42,9 @@ def torch_facts(args: argparse.Namespace) -> dict[str, Any]:
         import torch
     except Exception as exc:  # noqa: BLE001
         return {"availability": {"available": False, "reason": f"import torch failed: {exc}"}}
-    facts: dict[str, Any] = {
-        "availability": {"available": True, "reason": None},
-        "import_seconds": round(time.perf_counter() - t0, 3),
-        "torch": torch.__version__,
-        "cuda_build": torch.version.cuda,
-        "threads": torch.get_num_threads(),
-    }
-    try:
-        facts["cudnn"] = torch.backends.cudnn.version()
-        facts["cudnn_available"] = bool(torch.backends.cudnn.is_available())
-    except Exception:  # noqa: BLE001
-        pass
-    facts.update(_cuda_facts(torch))
-    _emit({"partial": facts})  # keep these even if torchvision crashes the process
-    facts.update(_torchvision_facts(torch))
-    return facts
-
-
-def _cuda_facts(torch: Any) -> dict[str, Any]:
-    import warnings
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        available = bool(torch.cuda.is_available())
-    out: dict[str, Any] = {"cuda_available": available}
-    if not available:
-        # torch explains a driver/build mismatch in a warning; keep its first line
-        messages = [str(w.message).splitlines()[0] for w in caught if str(w.message).strip()]
-        out["cuda_error"] = messages[0] if messages else None
-        return out
-    devices = []
-    for i in range(torch.cuda.device_count()):
-        p = torch.cuda.get_device_properties(i)
-        devices.append({"index": i, "name": p.name, "memory_total": int(p.total_memory),
-                        "capability": f"{p.major}.{p.minor}",
-                        "bf16_supported": p.major >= 8})
-    out["devices"] = devices
-    try:
-        out["arch_list"] = list(torch.cuda.get_arch_list())
-    except Exception:  # noqa: BLE001
-        pass
-    return out
+    facts = dataclasses.replace(get_torch_facts(torch), import_seconds=round(time.perf_counter() - t0, 3))
+    _emit({"partial": facts.to_dict()})  # keep these even if torchvision crashes the process
+    return dataclasses.replace(facts, **_torchvision_facts(torch)).to_dict()
 
 
 def _torchvision_facts(torch: Any) -> dict[str, Any]:
@@ -97,11 +62,11 @@ def _torchvision_facts(torch: Any) -> dict[str, Any]:
         out["torchvision"] = torchvision.__version__
         boxes = torch.tensor([[0.0, 0.0, 10.0, 10.0], [1.0, 1.0, 11.0, 11.0]])
         torchvision.ops.nms(boxes, torch.tensor([0.9, 0.8]), 0.5)
-        out["torchvision_ops"] = {"available": True, "reason": None}
+        out["torchvision_ops"] = Availability(True, None)
     except ModuleNotFoundError as exc:
-        out["torchvision_ops"] = {"available": False, "reason": f"not installed ({exc})"}
+        out["torchvision_ops"] = Availability(False, f"not installed ({exc})")
     except Exception as exc:  # noqa: BLE001 - "operator torchvision::nms does not exist" lands here
-        out["torchvision_ops"] = {"available": False, "reason": f"{type(exc).__name__}: {exc}"}
+        out["torchvision_ops"] = Availability(False, f"{type(exc).__name__}: {exc}")
     return out
 
 

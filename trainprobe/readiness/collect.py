@@ -17,18 +17,19 @@ import time
 from typing import Any, Optional
 
 from .. import __version__
-from ..machine import (collect_environment, get_cuda_driver_version, get_gpu_throttle_reasons,
-                       get_user_name, load_nvml)
+from ..display import in_unit
+from ..machine import (close_nvml, collect_environment, get_cuda_driver_version, get_gpu_throttle_reasons,
+                       get_user_name, open_nvml, torch_environment)
 from ..record import Availability
 from .expect import Expectations
-from .fmt import fmt_rate
 from .grade import grade_all, verdict_of
-from .items import ITEM_TITLES, QUICK_ITEMS
-from .results import RESULT_TAG, CheckResult, MachineFacts, Measurement, TorchFacts
+from .item import Benchmark, Item
+from .items import BENCHMARKS, measure_quick
 from .progress import Progress
+from .results import RESULT_TAG, CheckResult, MachineFacts, Measurement, TorchFacts
 
-__all__ = ["collect_facts", "collect_torch_facts", "run_bench", "run_benchmarks", "run_check",
-           "build_result"]
+__all__ = ["collect_facts", "collect_torch_facts", "run_bench", "run_benchmark", "run_benchmarks",
+           "run_check", "build_result"]
 
 TORCH_FACTS_TIMEOUT = 90.0
 
@@ -76,62 +77,54 @@ def collect_facts(data_dir: Optional[str] = None, torch_facts: Optional[TorchFac
     """Everything the quick items need: the Environment, torch's view, NVML extras."""
     env = collect_environment([data_dir or os.getcwd()], include_torch=False)
     tf = torch_facts if torch_facts is not None else collect_torch_facts()
-    env = dataclasses.replace(env, torch=tf.torch, torch_cuda_build=tf.cuda_build, cudnn=tf.cudnn,
-                              cuda_available=tf.cuda_available, gpu_count=len(tf.devices),
-                              torch_threads=tf.threads)
+    env = dataclasses.replace(env, **torch_environment(tf))
     cuda_driver, throttle = None, ()
     if env.nvml.available:
-        nvml, _ = load_nvml()
+        nvml, _ = open_nvml()
         if nvml is not None:
             cuda_driver = get_cuda_driver_version(nvml)
             throttle = tuple(get_gpu_throttle_reasons(nvml, g.index) for g in env.gpus)
-            try:
-                nvml.nvmlShutdown()
-            except Exception:  # noqa: BLE001
-                pass
+            close_nvml(nvml)
     return MachineFacts(environment=env, torch=tf, cuda_driver=cuda_driver,
                         throttle_reasons=throttle, data_dir=data_dir)
 
 
-# (item key, bench name, child args, needs GPU, needs --data, timeout s, unit, format)
-_BENCHES: tuple[tuple[str, str, tuple[str, ...], bool, bool, float, str], ...] = (
-    ("jpeg_decode", "jpeg_decode", ("--seconds", "3"), False, False, 60, "images/s/core"),
-    ("disk_read", "disk_read", ("--seconds", "5", "--max-mb", "512"), False, True, 60, "MB/s"),
-    ("matmul_cpu", "matmul_cpu", ("--seconds", "2"), False, False, 60, "GFLOP/s"),
-    ("matmul_gpu", "matmul_gpu", ("--seconds", "4"), True, False, 120, "TFLOP/s"),
-    ("h2d", "h2d", ("--seconds", "2"), True, False, 90, "GB/s"),
-    ("train_benchmark", "train", ("--seconds", "6"), False, False, 180, "images/s"),
-)
+def _skip_reason(item: Item, bench: Benchmark, facts: MachineFacts) -> Optional[str]:
+    if bench.needs_torch and not facts.torch.availability.available:
+        return "needs torch (not importable)"
+    if item.needs_gpu and not facts.torch.cuda_available:
+        return "needs a GPU visible to torch (none)"
+    return None
+
+
+def run_benchmark(item: Item, bench: Benchmark, facts: MachineFacts) -> Measurement:
+    """One benchmark item in its child process (the caller checked that it applies here)."""
+    extra = ("--data", facts.data_dir) if bench.needs_data and facts.data_dir else ()
+    extra += bench.extra_args(facts) if bench.extra_args else ()
+    t0 = time.perf_counter()
+    payload, error = run_bench(bench.name, bench.timeout, *bench.args, *extra)
+    seconds = round(time.perf_counter() - t0, 2)
+    if payload is None or error:
+        return item.measured(reason=error, seconds=seconds)
+    value = payload["value"]
+    return item.measured(value, unit=bench.unit, shown=in_unit(value, bench.unit),
+                         details=payload.get("details", {}), seconds=seconds)
 
 
 def run_benchmarks(facts: MachineFacts, progress: Progress) -> list[Measurement]:
+    """Every benchmark item that applies here; one that needs --data is left out without it."""
     out = []
-    for key, name, args, needs_gpu, needs_data, timeout, unit in _BENCHES:
-        title = ITEM_TITLES[key]
-        if name in ("matmul_cpu", "matmul_gpu", "h2d", "train") and not facts.torch.availability.available:
-            out.append(Measurement(key=key, title=title, skipped=True, reason="needs torch (not importable)"))
+    for item in BENCHMARKS:
+        bench = item.benchmark
+        if bench is None:
             continue
-        if needs_gpu and not facts.torch.cuda_available:
-            out.append(Measurement(key=key, title=title, skipped=True,
-                                   reason="needs a GPU visible to torch (none)"))
-            continue
-        if needs_data and not facts.data_dir:
-            continue  # only measured with --data DIR
-        extra = ("--data", facts.data_dir) if needs_data else ()
-        if name == "train" and facts.environment.usable_cores:
-            extra = ("--cores", str(facts.environment.usable_cores))
-        progress.start(title)
-        t0 = time.perf_counter()
-        payload, error = run_bench(name, timeout, *args, *extra)
-        seconds = round(time.perf_counter() - t0, 2)
-        if payload is None or error:
-            out.append(Measurement(key=key, title=title, reason=error, seconds=seconds))
-        else:
-            value = payload["value"]
-            out.append(Measurement(key=key, title=title, value=value, unit=unit,
-                                   shown=fmt_rate(value, unit), details=payload.get("details", {}),
-                                   seconds=seconds))
-        progress.done()
+        skip = _skip_reason(item, bench, facts)
+        if skip:
+            out.append(item.skipped(skip))
+        elif facts.data_dir or not bench.needs_data:
+            progress.start(item.title)
+            out.append(run_benchmark(item, bench, facts))
+            progress.done()
     return out
 
 
@@ -156,7 +149,7 @@ def run_check(quick: bool = True, data_dir: Optional[str] = None, expectations: 
     progress.start("torch and torchvision (fresh process)")
     facts = collect_facts(data_dir)
     progress.done()
-    measurements = [fn(facts) for _key, fn in QUICK_ITEMS]
+    measurements = measure_quick(facts)
     if not quick:
         measurements += run_benchmarks(facts, progress)
     progress.finish()

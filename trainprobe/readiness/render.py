@@ -2,29 +2,20 @@
 
 from __future__ import annotations
 
-import os
 import textwrap
-from typing import Any, Optional, TextIO
+from typing import Any
 
-from ..resources import templates_dir
-from .fmt import fmt_bytes
+from ..display import UNKNOWN, jinja_environment, nbytes, painter
 from .results import FAIL, PASS, SKIP, VERDICT_TEXT, WARN, CheckResult, Grade
 
-__all__ = ["use_color", "render_text", "render_html", "jinja_env", "environment_rows"]
+__all__ = ["render_text", "render_html", "environment_rows"]
 
-_COLORS = {PASS: "32", WARN: "33", FAIL: "31;1", SKIP: "2"}
+_STYLES = {PASS: ("green",), WARN: ("yellow",), FAIL: ("red", "bold"), SKIP: ("dim",)}
 _LABELS = {PASS: "PASS", WARN: "WARN", FAIL: "FAIL", SKIP: "skip"}
 
 
-def use_color(stream: Optional[TextIO]) -> bool:
-    """Colour only on a terminal, and never when NO_COLOR is set (no-color.org)."""
-    if os.environ.get("NO_COLOR"):
-        return False
-    return bool(stream is not None and getattr(stream, "isatty", lambda: False)())
-
-
 def _paint(text: str, status: str, color: bool) -> str:
-    return f"\033[{_COLORS[status]}m{text}\033[0m" if color else text
+    return painter(color)(text, *_STYLES[status])
 
 
 def _grade_lines(g: Grade, color: bool, width: int) -> list[str]:
@@ -69,14 +60,14 @@ def environment_rows(result: CheckResult) -> list[tuple[str, str]]:
     e, t = result.facts.environment, result.facts.torch
 
     def show(v: Any) -> str:
-        return "Could not collect" if v is None or v == "" else str(v)
+        return UNKNOWN if v is None or v == "" else str(v)
 
-    gpus = "; ".join(f"{g.index}: {g.name} {fmt_bytes(g.memory_total)}" for g in e.gpus) or \
+    gpus = "; ".join(f"{g.index}: {g.name} {nbytes(g.memory_total)}" for g in e.gpus) or \
         (e.nvml.reason or "none")
     return [
         ("Python", show(e.python)), ("Platform", show(e.platform)), ("CPU", show(e.cpu_model)),
         ("Cores (logical / physical / usable)", f"{show(e.logical_cores)} / {show(e.physical_cores)} / {show(e.usable_cores)}"),
-        ("RAM / swap / shm", f"{fmt_bytes(e.ram_total)} / {fmt_bytes(e.swap_total)} / {fmt_bytes(e.shm_total)}"),
+        ("RAM / swap / shm", f"{nbytes(e.ram_total)} / {nbytes(e.swap_total)} / {nbytes(e.shm_total)}"),
         ("torch", show(t.torch) if t.availability.available else show(t.availability.reason)),
         ("torch CUDA build", show(t.cuda_build)), ("cuDNN", show(t.cudnn)),
         ("torchvision", show(t.torchvision)), ("NVIDIA driver", show(e.driver)),
@@ -85,15 +76,8 @@ def environment_rows(result: CheckResult) -> list[tuple[str, str]]:
     ]
 
 
-def jinja_env():  # type: ignore[no-untyped-def]
-    import jinja2
-    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(templates_dir())),
-                              autoescape=jinja2.select_autoescape(["html", "j2"], default=True),
-                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
-
-
 def render_html(result: CheckResult) -> str:
-    template = jinja_env().get_template("check.html.j2")
+    template = jinja_environment().get_template("check.html.j2")
     return template.render(r=result, grades=result.grades, counts=result.counts(),
                            verdict_text=VERDICT_TEXT.get(result.verdict, result.verdict),
                            env_rows=environment_rows(result), labels=_LABELS,

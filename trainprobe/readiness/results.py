@@ -10,8 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from ..record import Availability, Environment
 from ..jsonio import JsonMixin
+from ..machine import TorchDevice, TorchFacts  # the probe reads the same facts
+from ..record import Environment
 
 __all__ = [
     "PASS", "WARN", "FAIL", "SKIP", "STATUSES",
@@ -31,37 +32,6 @@ RESULT_TAG = "TRAINPROBE_RESULT "  # prefixes a child measurement's JSON line (s
 
 CHECK_KIND = "trainprobe-check"
 CHECK_SCHEMA_VERSION = 1
-
-
-@dataclass(frozen=True)
-class TorchDevice(JsonMixin):
-    """One CUDA device as torch sees it."""
-
-    index: int = 0
-    name: str = ""
-    memory_total: Optional[int] = None
-    capability: Optional[str] = None  # "8.6"
-    bf16_supported: Optional[bool] = None
-
-
-@dataclass(frozen=True)
-class TorchFacts(JsonMixin):
-    """What a fresh Python process found when it imported torch and torchvision."""
-
-    availability: Availability = field(default_factory=Availability)  # torch importable?
-    torch: Optional[str] = None
-    cuda_build: Optional[str] = None  # torch.version.cuda; None: CPU-only build
-    cudnn: Optional[int] = None
-    cudnn_available: Optional[bool] = None
-    cuda_available: bool = False
-    cuda_error: Optional[str] = None  # why CUDA is not available, when torch says
-    devices: tuple[TorchDevice, ...] = ()
-    arch_list: tuple[str, ...] = ()  # torch.cuda.get_arch_list(): sm_XY the build carries
-    torchvision: Optional[str] = None
-    torchvision_ops: Availability = field(default_factory=Availability)  # nms ran?
-    torchvision_requires_torch: Optional[str] = None  # from torchvision's metadata
-    threads: Optional[int] = None
-    import_seconds: Optional[float] = None
 
 
 @dataclass(frozen=True)
@@ -107,7 +77,7 @@ class Grade(JsonMixin):
     key: str = ""
     title: str = ""
     status: str = SKIP
-    measured: str = ""  # what was found, or "Could not collect: reason"
+    measured: str = ""  # what was found, or "unknown: reason"
     threshold: str = ""  # what pass needs
     note: Optional[str] = None  # what it means, in a sentence
     fix: Optional[str] = None

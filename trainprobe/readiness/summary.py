@@ -7,7 +7,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Optional
 
-from .fmt import fmt_bytes
+from ..display import jinja_environment, nbytes
 from .results import CHECK_KIND, FAIL, NOT_READY, READY, VERDICT_TEXT, WARN, WARNINGS, CheckResult
 
 __all__ = ["LoadProblem", "SummaryRow", "ClassSummary", "load_results", "summarize",
@@ -71,10 +71,10 @@ def _gpu_text(r: CheckResult) -> str:
     if gpus:
         g = gpus[0]
         more = f" (+{len(gpus) - 1})" if len(gpus) > 1 else ""
-        return f"{g.name} {fmt_bytes(g.memory_total)}{more}"
+        return f"{g.name} {nbytes(g.memory_total)}{more}"
     if r.facts.torch.devices:
         d = r.facts.torch.devices[0]
-        return f"{d.name} {fmt_bytes(d.memory_total)}"
+        return f"{d.name} {nbytes(d.memory_total)}"
     return "none"
 
 
@@ -124,6 +124,5 @@ def render_summary_text(s: ClassSummary, width: int = 100) -> str:
 
 
 def render_summary_html(s: ClassSummary) -> str:
-    from .render import jinja_env
-    return jinja_env().get_template("class_summary.html.j2").render(
+    return jinja_environment().get_template("class_summary.html.j2").render(
         rows=s.rows, problems=s.problems, course=s.course, totals=s.totals, issues=s.issues)

@@ -30,9 +30,10 @@ import threading
 import time
 from typing import Any, Callable, Optional
 
+from ...machine import nvml_unavailable
 from ...record import Availability, HostSamples, Samples
 from .host import HostSampler, ProcessTreeSampler
-from .nvml import NvmlSampler, open_nvml, unavailable
+from .nvml import NvmlSampler, open_sampler
 
 __all__ = ["Sampling", "start_sampling", "storage_stride", "FULL_RATE_S", "MAX_STORED_PERIOD_S"]
 
@@ -73,7 +74,7 @@ class Sampling:
         self._tree: Optional[ProcessTreeSampler] = None
         self._gpu: Optional[NvmlSampler] = None
         self._host_availability = Availability(False, "host sampling has not started yet")
-        self._gpu_availability = unavailable("NVML has not started yet")
+        self._gpu_availability = nvml_unavailable("NVML has not started yet")
         self._started_at = clock()
         self._final: Optional[Samples] = None
         self._threads = [
@@ -113,7 +114,7 @@ class Sampling:
         gpu_thread = self._threads[1]
         if gpu_thread.is_alive() and self._gpu is None:
             with self._lock:
-                self._gpu_availability = unavailable(
+                self._gpu_availability = nvml_unavailable(
                     f"NVML did not answer within {JOIN_TIMEOUT_S:g} s of the end of the run"
                 )
         final = self.snapshot()
@@ -155,7 +156,7 @@ class Sampling:
         started = time.thread_time()
         sampler: Optional[NvmlSampler] = None
         try:
-            sampler, availability = open_nvml(self._lock, self._nvml_module)
+            sampler, availability = open_sampler(self._lock, self._nvml_module)
             with self._lock:
                 self._gpu, self._gpu_availability = sampler, availability
             if sampler is None:

@@ -3,8 +3,9 @@
 Every NVML call is guarded on its own: a call that raises stores ``None`` for
 its value and the sampler goes on. A call that can never work on this GPU
 (Not Supported, Function Not Found, an older pynvml without the function) is
-not tried again. ``open_nvml`` says plainly why there are no GPU metrics when
-NVML cannot start or finds no GPU.
+not tried again. ``open_sampler`` says plainly why there are no GPU metrics when
+NVML cannot start (:func:`trainprobe.machine.open_nvml`, the one opener) or
+finds no GPU.
 
 GPU indices are NVML's (PCI bus order); CUDA numbers GPUs fastest-first unless
 ``CUDA_DEVICE_ORDER=PCI_BUS_ID``, so they may differ from ``cuda:N``. All GPUs
@@ -20,9 +21,10 @@ from typing import Any, Optional
 
 import psutil
 
+from ...machine import close_nvml, nvml_unavailable, open_nvml
 from ...record import Availability, GpuSeries
 
-__all__ = ["NvmlSampler", "open_nvml", "unavailable", "PCIE_PERIOD_S", "KIB"]
+__all__ = ["NvmlSampler", "open_sampler", "PCIE_PERIOD_S", "KIB"]
 
 # nvmlDeviceGetPcieThroughput counts bytes over a 20 ms window per call, so
 # one GPU costs 2 x 20 ms for rx and tx. It is read for at most one GPU per
@@ -34,31 +36,8 @@ MAX_GPUS = 64
 
 # NVML error codes (nvml.h); the fake module used in tests carries the same values.
 _NOT_SUPPORTED = 3
-_NO_PERMISSION = 4
-_DRIVER_NOT_LOADED = 9
-_LIBRARY_NOT_FOUND = 12
 _FUNCTION_NOT_FOUND = 13
 _NEVER_WORKS = {_NOT_SUPPORTED, _FUNCTION_NOT_FOUND}
-
-_PREFIX = "GPU metrics unavailable: "
-
-
-def unavailable(reason: str) -> Availability:
-    return Availability(False, _PREFIX + reason)
-
-
-def _init_failure_reason(exc: BaseException) -> str:
-    code = getattr(exc, "value", None)
-    if code == _LIBRARY_NOT_FOUND:
-        return (
-            "the NVIDIA driver library libnvidia-ml.so.1 could not be loaded (no NVIDIA driver on "
-            "this machine, or a container started without GPU access)"
-        )
-    if code == _DRIVER_NOT_LOADED:
-        return "the NVIDIA driver is not loaded"
-    if code == _NO_PERMISSION:
-        return "no permission to query the NVIDIA driver"
-    return f"NVML did not start ({type(exc).__name__}: {exc})"
 
 
 def _never_works(exc: BaseException) -> bool:
@@ -112,42 +91,23 @@ class _Gpu:
         )
 
 
-def _import_pynvml():
-    import pynvml  # nvidia-ml-py
-
-    return pynvml
-
-
-def open_nvml(
+def open_sampler(
     lock: threading.Lock, nvml_module: Any = None
 ) -> tuple[Optional["NvmlSampler"], Availability]:
     """Start NVML and find the GPUs; (None, reason) when there is nothing to sample."""
+    nvml_module, availability = open_nvml(nvml_module)
     if nvml_module is None:
-        try:
-            nvml_module = _import_pynvml()
-        except Exception:
-            return None, unavailable("the nvidia-ml-py package (module pynvml) is not installed")
-    try:
-        nvml_module.nvmlInit()
-    except Exception as exc:
-        return None, unavailable(_init_failure_reason(exc))
+        return None, availability
     try:
         count = int(nvml_module.nvmlDeviceGetCount())
         handles = [nvml_module.nvmlDeviceGetHandleByIndex(i) for i in range(min(count, MAX_GPUS))]
     except Exception as exc:
-        _shutdown(nvml_module)
-        return None, unavailable(f"NVML could not list the GPUs ({type(exc).__name__}: {exc})")
+        close_nvml(nvml_module)
+        return None, nvml_unavailable(f"NVML could not list the GPUs ({type(exc).__name__}: {exc})")
     if not handles:
-        _shutdown(nvml_module)
-        return None, unavailable("NVML found no NVIDIA GPU")
-    return NvmlSampler(nvml_module, handles, lock), Availability(True)
-
-
-def _shutdown(module: Any) -> None:
-    try:
-        module.nvmlShutdown()
-    except Exception:
-        pass
+        close_nvml(nvml_module)
+        return None, nvml_unavailable("NVML found no NVIDIA GPU")
+    return NvmlSampler(nvml_module, handles, lock), availability
 
 
 class NvmlSampler:
@@ -284,7 +244,7 @@ class NvmlSampler:
         """nvmlShutdown, once; from the thread that sampled (NVML calls are not to race it)."""
         if not self._closed:
             self._closed = True
-            _shutdown(self._nvml)
+            close_nvml(self._nvml)
 
 
 def _num(value: Any) -> Optional[float]:
