@@ -4,7 +4,7 @@ import shutil
 
 import pytest
 
-from probe_helpers import SCRIPTS, diagnose, parity_line, plain_python
+from probe_helpers import FAST, SCRIPTS, diagnose, parity_line, plain_python
 
 
 @pytest.mark.slow
@@ -68,3 +68,19 @@ def test_missing_script_is_a_clear_message(tmp_path):
     assert proc.returncode == 2
     assert "script not found: nope.py" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.slow
+def test_the_scripts_own_checkpoints_of_its_model_work_and_hold_nothing_of_trainprobe(tmp_path):
+    """torch.save(model) and copy.deepcopy(model) pickle the module: the probe's hooks on it must not
+    break them (they hold open files) nor end up in the user's file."""
+    checkpoint = tmp_path / "model.pt"
+    proc, record = diagnose(tmp_path / "out", *FAST, str(SCRIPTS / "saves_model.py"), str(checkpoint))
+    assert record.outcome.status in ("stopped", "completed"), record.outcome
+    assert proc.returncode == 0, proc.stderr
+    assert len(record.steps) >= 8  # it saved after every one of them
+    assert b"trainprobe" not in checkpoint.read_bytes()
+    loaded = plain_python("-c", f"import torch; m = torch.load({str(checkpoint)!r}, weights_only=False); "
+                                "print(len(m._forward_pre_hooks), len(m._forward_hooks))")
+    assert loaded.returncode == 0, loaded.stderr
+    assert loaded.stdout.split() == ["0", "0"]

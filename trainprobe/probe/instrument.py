@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import sys
 import time
+import weakref
+from collections import OrderedDict
 from typing import Any, Optional
 
 import torch
@@ -424,9 +426,35 @@ class Instrumentation:
         for handle in self._handles[:2]:
             handle.remove()
         self._handles = self._handles[2:]
+        hooked: "weakref.WeakSet[Any]" = weakref.WeakSet()
+        ids: set[int] = set()
         for module in modules:
-            self._handles.append(module.register_forward_pre_hook(self._forward_pre))
-            self._handles.append(module.register_forward_hook(self._forward_post, always_call=True))
+            for handle in (module.register_forward_pre_hook(self._forward_pre),
+                           module.register_forward_hook(self._forward_post, always_call=True)):
+                self._handles.append(handle)
+                ids.add(handle.id)
+            hooked.add(module)
+        self._keep_hooks_out_of_pickles(hooked, ids)
+
+    def _keep_hooks_out_of_pickles(self, hooked: Any, ids: set[int]) -> None:
+        """The script's torch.save(model) and copy.deepcopy(model) see the model as python would.
+
+        The hooks on the top-level modules are bound methods of this object, which holds open
+        files: pickled with the model, they would fail the script's own checkpoint (or put
+        trainprobe into it). Module.__getstate__ leaves them out while the probe runs."""
+        original = torch.nn.Module.__getstate__
+        keys = ("_forward_pre_hooks", "_forward_hooks", "_forward_hooks_always_called")
+
+        def __getstate__(module):
+            state = original(module)
+            if module in hooked:
+                for key in keys:
+                    hooks = state.get(key)
+                    if hooks and not ids.isdisjoint(hooks):
+                        state[key] = OrderedDict((k, v) for k, v in hooks.items() if k not in ids)
+            return state
+
+        self._patch(torch.nn.Module, "__getstate__", __getstate__)
 
     def _optimizer_pre(self, optimizer, args, kwargs):
         if self.tracing_possible and _is_compiling():
