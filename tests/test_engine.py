@@ -17,7 +17,7 @@ from trainprobe.facts import FACT_CATALOG
 from trainprobe.record import RunRecord
 
 sys.path.insert(0, os.path.dirname(__file__))
-from rule_cases.records import (cpu_record, gpu_record, with_outcome, with_settings,  # noqa: E402
+from rule_cases.records import (cpu_record, gpu_record, with_env, with_loader, with_outcome, with_settings,  # noqa: E402
                                 with_steps)
 
 NAMES = tuple(FACT_CATALOG)
@@ -326,3 +326,40 @@ def test_the_error_names_the_exact_line(tmp_path):
     path = write_rule(tmp_path, "lines", text=text)
     _, errors = load_rules([tmp_path])
     assert errors == [f"{path}:5: unknown severity 'loud' (one of info, warning, critical)"]
+
+
+# --- how firmly the steps support the verdict ---------------------------------------------------
+
+def _waits(waits):
+    """The CPU record with one steady step per value of ``waits`` (seconds waiting for data)."""
+    record = with_loader(with_env(cpu_record(), usable_cores=4, logical_cores=4), num_workers=0)
+    steady = [s for s in record.steps if s.phase == "steady"]
+    rest = [s for s in record.steps if s.phase != "steady"]
+    steps = []
+    for i, wait in enumerate(waits):
+        s = steady[i % len(steady)]
+        steps.append(replace(s, index=len(rest) + i, data_wait=wait, duration=s.duration - s.data_wait + wait))
+    return replace(record, steps=tuple(rest + steps))
+
+
+def test_a_clear_verdict_is_agreed_by_every_resample():
+    result = diagnose(_waits([0.12] * 40))  # every step waits about as long as it works
+    assert result.verdict.category == "input"
+    assert result.verdict.agreement == 1.0 and not result.verdict.borderline
+    assert result.verdict.share_low <= result.verdict.breakdown["input"] <= result.verdict.share_high
+
+
+def test_a_verdict_that_rests_on_a_few_steps_near_a_threshold_is_borderline():
+    # Most steps do not wait at all; a few wait long: whether the run is input-bound depends on how
+    # many of those few a run happens to catch.
+    result = diagnose(_waits([0.0] * 37 + [0.2] * 3))
+    v = result.verdict
+    assert v.agreement is not None and v.agreement < 0.8 and v.borderline
+    assert v.alternative is not None and v.alternative != v.category
+    assert v.headline.startswith("Borderline: ")
+    assert v.share_low < v.share_high
+
+
+def test_too_few_steady_steps_are_not_resampled():
+    result = diagnose(_waits([0.12] * 3))
+    assert result.verdict.agreement is None

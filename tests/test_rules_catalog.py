@@ -273,3 +273,32 @@ def test_storage_seen_from_blocked_workers_without_iowait():
 
 def test_blocked_workers_on_a_saturated_machine_are_not_called_storage():
     assert "storage-bound-input" not in {f.id for f in diagnose(_network_share(99.0)).findings}
+
+
+# --- advice never takes away what the process measurably uses ----------------------------------
+
+def _thread_advice(records):
+    from trainprobe.engine.evaluate import evaluate_rules
+    from trainprobe.facts import compute_facts, facts_by_name
+
+    for record in records:
+        values = facts_by_name(compute_facts(record))
+        for finding in evaluate_rules(RULES, values)[0]:
+            for text in (finding.advice, finding.snippet):
+                for n in re.findall(r"set_num_threads\((\d+)\)", text):
+                    yield finding.id, int(n), values
+
+
+@pytest.mark.parametrize("source", ["rule cases", "recorded runs"])
+def test_no_advice_takes_away_cores_the_training_process_used(source):
+    if source == "rule cases":
+        records = [c.bad() for c in CASES.values()] + [c.good() for c in CASES.values()]
+    else:
+        records = [RunRecord.load(p) for p in sorted((ROOT / "tests" / "data" / "runs").rglob("*.run.json"))]
+    seen = 0
+    for rule_id, threads, values in _thread_advice(records):
+        seen += 1
+        used = values["main_cpu_cores"]
+        assert used is None or threads >= used - 0.25, (rule_id, threads, used)
+    if source == "rule cases":
+        assert seen  # the oversubscription case does advise a thread count

@@ -13,6 +13,7 @@ from typing import Optional, Union
 from .jsonio import JsonMixin
 
 __all__ = [
+    "BORDERLINE",
     "SEVERITIES",
     "CATEGORIES",
     "Fact",
@@ -35,6 +36,9 @@ SEVERITIES = ("info", "warning", "critical")  # ascending
 CATEGORIES = ("input", "host", "launch", "sync", "copy", "compute", "memory", "communication")
 
 FactValue = Union[bool, int, float, str, None]
+
+# A verdict that fewer than this share of resamples of its steps reach is borderline.
+BORDERLINE = 0.8
 
 
 @dataclass(frozen=True)
@@ -171,6 +175,17 @@ class Verdict(JsonMixin):
     samples_per_second: Optional[float] = None
     breakdown: dict[str, float] = field(default_factory=dict)  # category -> share of step
     primary_finding: Optional[str] = None
+    # How firmly the measured steps support it (a bootstrap over the steady steps): the share of
+    # resamples that reached this category, the category the others reached, and the 95% interval
+    # of this category's share of the step.
+    agreement: Optional[float] = None
+    alternative: Optional[str] = None
+    share_low: Optional[float] = None
+    share_high: Optional[float] = None
+
+    @property
+    def borderline(self) -> bool:
+        return self.agreement is not None and self.agreement < BORDERLINE
 
 
 @dataclass(frozen=True)

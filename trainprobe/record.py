@@ -394,6 +394,7 @@ class HostSamples(JsonMixin):
     mem_available: tuple[int, ...] = ()
     swap_used: tuple[int, ...] = ()
     disk_read_bps: tuple[float, ...] = ()  # bytes/s over the last interval
+    cpu_pressure_percent: tuple[float, ...] = ()  # time some task waited for a CPU (Linux PSI), 0-100
 
 
 @dataclass(frozen=True)
@@ -407,6 +408,7 @@ class ProcessSeries(JsonMixin):
     read_bytes: tuple[int, ...] = ()  # cumulative, storage reads only
     read_chars: tuple[int, ...] = ()  # cumulative, page cache hits included
     threads: tuple[int, ...] = ()
+    cpu_wait: tuple[float, ...] = ()  # cumulative seconds its threads waited for a CPU (run queue)
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from typing import Callable
 
 from trainprobe.record import RunRecord
 
-from .records import (GIB, cpu_record, gpu_record, with_env, with_gpu, with_hotspots,
+from .records import (GIB, cpu_record, gpu_record, with_cpu_wait, with_env, with_gpu, with_hotspots,
                       with_host, with_loader, with_model, with_optimizer, with_outcome,
                       with_profiler, with_settings, with_steps, with_workers)
 
@@ -141,14 +141,30 @@ def _creations(rec: RunRecord, per_step: float, copies: float) -> RunRecord:
                          h2d_bytes_per_step=(rec.profiler.h2d_bytes_per_step or 0) + extra)
 
 
-def _oversubscribed(threads: int) -> RunRecord:
-    """2 cores: the training process (``threads`` threads) and 2 busy workers; the training
-    process gets 0.9 of a core while its threads want about 1.9."""
-    rec = with_settings(cpu_record(), torch_threads=threads)
+def _oversubscribed(main_wait: float, worker_cpu: float = 55.0, worker_wait: float = 0.3) -> RunRecord:
+    """2 cores: the training process (4 threads) gets 0.9 of a core and its threads wait
+    ``main_wait`` cores' worth in the run queue; 2 workers use ``worker_cpu`` percent each."""
+    rec = with_settings(cpu_record(), torch_threads=4)
     rec = with_loader(rec, num_workers=2)
     rec = with_host(rec, cpu_percent=99.0)
-    rec = with_workers(rec, 2, 55.0)
-    return replace_main_cpu(rec, 90.0)
+    rec = with_workers(rec, 2, worker_cpu)
+    rec = replace_main_cpu(rec, 90.0)
+    return with_cpu_wait(rec, main_wait, worker_wait)
+
+
+def _thread_arithmetic_alone() -> RunRecord:
+    """The false alarm seen on real scripts: 4 threads and 2 workers on 2 cores, but the workers
+    use 0.05 cores and the training process gets 97% of the CPU it wants."""
+    rec = _oversubscribed(0.06, worker_cpu=5.0, worker_wait=0.0)
+    return with_host(replace_main_cpu(rec, 190.0), cpu_percent=98.0)
+
+
+def _outside_load(outside_cores: float, main_wait: float) -> RunRecord:
+    """2 cores; the training process uses 0.9 of one; other programs use ``outside_cores``."""
+    rec = with_env(cpu_record(), usable_cores=2, logical_cores=2)
+    rec = with_workers(replace_main_cpu(rec, 90.0), 0, 0.0)
+    rec = with_host(rec, cpu_percent=(0.9 + outside_cores) / 2 * 100)
+    return with_cpu_wait(rec, main_wait)
 
 
 def replace_main_cpu(rec: RunRecord, cpu_percent: float) -> RunRecord:
@@ -259,8 +275,8 @@ CASES: dict[str, RuleCase] = {
         lambda: with_steps(_creations(gpu_record(), 1, 4), h2d=0.004),
         lambda: with_steps(_creations(gpu_record(), 1, 2), h2d=0.004),
         "warning"),
-    "cpu-oversubscription": RuleCase(lambda: _oversubscribed(2), lambda: _oversubscribed(1),
-                                     "warning"),
+    "cpu-oversubscription": RuleCase(lambda: _oversubscribed(0.9), _thread_arithmetic_alone, "warning"),
+    "outside-cpu-load": RuleCase(lambda: _outside_load(1.0, 0.4), lambda: _outside_load(0.1, 0.02), "warning"),
     "debug-api-enabled": RuleCase(lambda: _anomaly(True), lambda: _anomaly(False), "warning"),
     "validation-without-no-grad": RuleCase(
         lambda: with_model(cpu_record(), eval_calls=10, eval_calls_with_grad=10),

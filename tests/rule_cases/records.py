@@ -254,6 +254,14 @@ def with_host(record: RunRecord, **changes) -> RunRecord:
     return replace(record, samples=replace(record.samples, host=replace(host, **series)))
 
 
+def with_cpu_wait(record: RunRecord, main: float, worker: float = 0.0) -> RunRecord:
+    """Run-queue waits (/proc schedstat): each process's threads wait ``main`` (or ``worker``)
+    seconds for a core per second of run."""
+    procs = tuple(replace(p, cpu_wait=tuple(round((main if p.role == "main" else worker) * t, 6) for t in p.t))
+                  for p in record.samples.processes)
+    return replace(record, samples=replace(record.samples, processes=procs))
+
+
 def with_workers(record: RunRecord, count: int, cpu_percent: float) -> RunRecord:
     """The sampler's worker processes: ``count`` of them at ``cpu_percent`` each."""
     end = record.steps[-1].start + record.steps[-1].duration

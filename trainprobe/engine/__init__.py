@@ -16,21 +16,28 @@ from ..record import RunRecord
 from .evaluate import evaluate_rule, evaluate_rules
 from .rulefiles import RuleFileError, load_rule_file, load_rules
 from .rule import DOC_SECTIONS, Rule
-from .verdict import breakdown, make_verdict, rank_findings
+from .stability import stability
+from .verdict import breakdown, make_verdict, rank_findings, with_stability
 
 __all__ = ["Rule", "RuleFileError", "DOC_SECTIONS", "load_rules", "load_rule_file", "diagnose",
            "evaluate_rule", "rank_findings", "breakdown"]
 
 
 def diagnose(record: RunRecord, extra_rule_dirs: Sequence[Path] = ()) -> Diagnosis:
-    """Facts, findings ranked by recoverable time, and the verdict for ``record``."""
+    """Facts, findings ranked by recoverable time, and the verdict for ``record``, with how firmly
+    the measured steps support it (a bootstrap over the steady steps: engine/stability.py)."""
     facts = compute_facts(record)
     values = facts_by_name(facts)
     rules, errors = load_rules(extra_rule_dirs)
     findings, runtime_errors = evaluate_rules(rules, values)
     ranked = rank_findings(findings)
+
+    def decide(facts_values: dict[str, object]) -> Verdict:
+        return make_verdict(facts_values, rank_findings(evaluate_rules(rules, facts_values, render=False)[0]))
+
     try:
         verdict = make_verdict(values, ranked)
+        verdict = with_stability(verdict, stability(record, values, verdict, decide))
     except Exception as exc:  # pylint: disable=broad-except  # the findings are still worth showing
         verdict = Verdict(category="unknown", headline=f"No verdict: {exc}")
     return Diagnosis(verdict=verdict, findings=tuple(ranked), facts=facts,

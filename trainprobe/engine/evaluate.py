@@ -82,13 +82,18 @@ def _evidence(rule: Rule, facts: dict[str, object], context: dict[str, Any]
     return tuple(out)
 
 
-def evaluate_rule(rule: Rule, facts: dict[str, object]) -> Optional[Finding]:
-    """The rule's Finding when its condition holds; raises RuleRuntimeError when it breaks."""
+def evaluate_rule(rule: Rule, facts: dict[str, object], render: bool = True,
+                  base: Optional[dict[str, Any]] = None) -> Optional[Finding]:
+    """The rule's Finding when its condition holds; raises RuleRuntimeError when it breaks.
+
+    ``render=False`` leaves the texts empty: enough to rank findings and name a verdict (the
+    stability check does that a hundred times). ``base`` is ``fact_context(facts)`` when the
+    caller made it once for many rules."""
     if rule.gpu_only and not facts.get("cuda_used"):
         return None
     if not rule.without_steps and not facts.get("steady_steps"):
         return None  # the script ended before training: only settings rules speak
-    context = fact_context(facts)
+    context = dict(base) if base is not None else fact_context(facts)
     context["opt"] = dict(rule.options)
     try:
         if not _truthy(rule.condition.evaluate(context)):
@@ -97,6 +102,9 @@ def evaluate_rule(rule: Rule, facts: dict[str, object]) -> Optional[Finding]:
         gain = _gain(rule, context, facts.get("step_time"))  # type: ignore[arg-type]
         context.update(gain_seconds=gain.seconds_per_step, speedup=gain.speedup,
                        severity=severity)
+        if not render:
+            return Finding(id=rule.id, name=rule.name, category=rule.category, severity=severity, title="",
+                           message="", advice="", gain=gain, source=rule.source)
         return Finding(
             id=rule.id, name=rule.name, category=rule.category, severity=severity,
             title=rule.title.render(context), message=rule.message.render(context),
@@ -111,12 +119,13 @@ def evaluate_rule(rule: Rule, facts: dict[str, object]) -> Optional[Finding]:
                                f"{type(exc).__name__}: {exc}") from exc
 
 
-def evaluate_rules(rules: list[Rule], facts: dict[str, object]
+def evaluate_rules(rules: list[Rule], facts: dict[str, object], render: bool = True
                    ) -> tuple[list[Finding], list[str]]:
     findings, errors = [], []
+    base = fact_context(facts)
     for rule in rules:
         try:
-            finding = evaluate_rule(rule, facts)
+            finding = evaluate_rule(rule, facts, render, base)
         except RuleRuntimeError as exc:
             errors.append(str(exc))
             continue

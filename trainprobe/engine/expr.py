@@ -181,9 +181,12 @@ class Expression:
             raise RuleSyntaxError(f"bad expression {self.source!r}: {exc.message}") from exc
         _check_tree(template_ast, names, options, undeclared)
         self._fn = ENV.compile_expression(self.source, undefined_to_none=False)
+        # Jinja copies every name it is given into a new context per call: hand it only the names
+        # the expression reads (a rule is evaluated again on each resample of the steps).
+        self.names = tuple(sorted(undeclared))
 
     def evaluate(self, context: dict[str, Any]) -> Any:
-        return self._fn(**context)
+        return self._fn(**{name: context[name] for name in self.names if name in context})
 
 
 class Template:
@@ -197,10 +200,12 @@ class Template:
         except TemplateSyntaxError as exc:
             raise RuleSyntaxError(f"bad template (line {exc.lineno} of the text): "
                                   f"{exc.message}") from exc
-        _check_tree(tree, names, options, find_undeclared_variables(tree))
+        undeclared = find_undeclared_variables(tree)
+        _check_tree(tree, names, options, undeclared)
+        self.names = tuple(sorted(undeclared))
 
     def render(self, context: dict[str, Any]) -> str:
-        return self._template.render(**context).strip()
+        return self._template.render(**{name: context[name] for name in self.names if name in context}).strip()
 
 
 def compile_expression(source: str, names: Iterable[str], options: Iterable[str] = ()

@@ -28,12 +28,13 @@ compute, the good case ("the device is busy").
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Optional
 
 from ..findings import CATEGORIES, SEVERITIES, Finding, Verdict
 from .. import display
 
-__all__ = ["breakdown", "rank_findings", "make_verdict"]
+__all__ = ["breakdown", "rank_findings", "make_verdict", "with_stability"]
 
 _SHARE_TEXT = {
     "input": "spent waiting for data",
@@ -178,3 +179,23 @@ def make_verdict(facts: dict[str, object], ranked: list[Finding]) -> Verdict:
     if minor:
         headline += f" See the {minor} smaller finding{'s' if minor > 1 else ''} below."
     return Verdict(category="compute", headline=headline, **common)
+
+
+def with_stability(verdict: Verdict, stability) -> Verdict:  # stability: Optional[engine.stability.Stability]
+    """The verdict with how firmly the steps support it; a borderline one says so in its headline."""
+    if stability is None:
+        return verdict
+    out = replace(verdict, agreement=stability.agreement, alternative=stability.alternative,
+                  share_low=stability.share_low, share_high=stability.share_high)
+    if out.borderline and stability.alternative:
+        label = _LABEL.get(stability.alternative, stability.alternative)
+        out = replace(out, headline=(
+            f"Borderline: {out.headline} On resamples of the measured steps this verdict came out "
+            f"{display.share(stability.agreement)} of the time and {label} most of the rest: measure "
+            "longer (--window) or on a quieter machine to settle it."))
+    return out
+
+
+_LABEL = {"input": "input-bound", "host": "host-bound", "launch": "launch-bound", "sync": "sync-bound",
+          "copy": "copy-bound", "compute": "compute-bound", "memory": "memory-bound",
+          "communication": "communication-bound"}

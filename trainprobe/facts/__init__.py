@@ -19,7 +19,7 @@ from ..record import RunRecord
 from . import gpu, host, input, ops, settings, steps
 from .input import suggest_prefetch_factor
 
-__all__ = ["FactSpec", "FACT_CATALOG", "FAMILIES", "compute_facts", "facts_by_name"]
+__all__ = ["FactSpec", "FACT_CATALOG", "FAMILIES", "compute_facts", "facts_by_name", "recompute_step_facts"]
 
 
 @dataclass(frozen=True)
@@ -61,24 +61,26 @@ def compute_facts(record: RunRecord) -> tuple[Fact, ...]:
     )
 
 
+# The families whose facts come from the steps: all a resample of the steps changes.
+STEP_FAMILIES = (steps, input)
+
+
+def recompute_step_facts(record: RunRecord, values: dict[str, object]) -> dict[str, object]:
+    """``values`` (a record's facts by name) with the step families computed again for ``record``
+    (the same run with other steps: a resample of its steady steps)."""
+    out = dict(values)
+    for module in STEP_FAMILIES:
+        out.update(_run_family(module.compute, record))
+    out.update(_run_family(lambda _record: _derived(out), record))
+    return {name: _plain(out.get(name)) for name in FACT_CATALOG}
+
+
 def _derived(values: dict[str, object]) -> dict[str, object]:
     """Facts that combine families (computed after them)."""
     out = {"suggested_prefetch_factor": suggest_prefetch_factor(
         values.get("num_workers"), values.get("prefetch_factor"),
-        values.get("data_wait_stall_p90"), values.get("step_time_median"))}
-    out.update(_main_thread_starvation(values))
+        values.get("data_wait_stall_p90"), values.get("step_time"))}
     return out
-
-
-def _main_thread_starvation(values: dict[str, object]) -> dict[str, object]:
-    main, threads = values.get("main_cpu_cores"), values.get("torch_threads")
-    compute, other = values.get("compute_share"), values.get("other_share")
-    if None in (main, threads, compute, other):
-        return {}
-    wanted = threads * compute + other  # type: ignore[operator]
-    if wanted <= 0:  # type: ignore[operator]
-        return {}
-    return {"main_thread_starvation": max(0.0, min(1.0, 1.0 - main / wanted))}  # type: ignore[operator]
 
 
 def facts_by_name(facts: tuple[Fact, ...]) -> dict[str, object]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Optional
+
 from ..record import RunRecord
 from ._stats import clean, mean, ratio
 from .window import in_window, steady_span
@@ -22,15 +24,24 @@ FACTS = {
     "steal_mean": ("share", "Mean CPU steal (time taken by the hypervisor) during the steady steps."),
     "iowait_mean": ("share", "Mean iowait of the machine during the steady steps."),
     "main_cpu_cores": ("count", "Cores the training (main) process used on average."),
-    "main_thread_starvation": ("share", "How far the training process fell short of the cores "
-                               "its threads wanted: 1 - main_cpu_cores / (torch_threads x "
-                               "compute share + 1 x the loop's own share)."),
     "run_cpu_share": ("share", "Cores the run's own processes (training process and DataLoader "
                       "workers) used, over the usable cores."),
     "run_cpu_cores": ("count", "Cores the run's own processes (training process, DataLoader workers "
                       "and their helpers) used together, on average during the steady steps."),
     "outside_cpu_cores": ("count", "Cores other programs on the machine kept busy during the steady "
                           "steps: the machine's busy cores minus the run's own."),
+    "main_cpu_wait_share": ("share", "Of the CPU time the training process's threads wanted during the "
+                            "steady steps, the share they spent waiting for a free core (the run "
+                            "queue, /proc schedstat): measured contention."),
+    "main_cpu_wait_cores": ("count", "Threads of the training process waiting for a core, on average."),
+    "worker_cpu_wait_share": ("share", "The same for the DataLoader workers together."),
+    "run_cpu_demand": ("count", "Cores the run's own processes wanted on average: the cores they used "
+                       "plus the cores' worth of time their threads waited for one."),
+    "worker_cpu_demand": ("count", "Cores the DataLoader workers wanted on average (used plus waited)."),
+    "suggested_torch_threads": ("count", "Intra-op threads that fit the cores the workers leave: usable "
+                                "cores minus the cores the workers wanted, at least 1."),
+    "cpu_pressure": ("share", "Share of the steady steps' time that some task on the machine waited for "
+                     "a CPU (Linux pressure stall information)."),
     "disk_read_bps_mean": ("B/s", "Mean storage read throughput of the machine, steady steps."),
     "disk_read_bps_max": ("B/s", "Highest storage read throughput seen."),
     "page_cache_hit_share": ("share", "Share of the run's reads served from the page cache "
@@ -129,8 +140,57 @@ def _cpu_split(record: RunRecord, usable: object) -> dict[str, object]:
         "run_cpu_share": sum(known) / 100.0 / usable if known and usable else None,  # type: ignore[operator]
         "run_cpu_cores": sum(c for c in every if c is not None) / 100.0 if processes else None,
     }
+    out.update(_contention(record, window))
     host, logical = record.samples.host, record.environment.logical_cores
+    pressure = mean(in_window(host.t, host.cpu_pressure_percent, window)) \
+        if len(host.cpu_pressure_percent) == len(host.t) else None
+    out["cpu_pressure"] = None if pressure is None else pressure / 100.0
     machine = mean(in_window(host.t, host.cpu_percent, window))
     if machine is not None and logical and out["run_cpu_cores"] is not None:
         out["outside_cpu_cores"] = max(0.0, machine / 100.0 * logical - out["run_cpu_cores"])  # type: ignore[operator]
+    return out
+
+
+def _used_and_waited(p, window) -> Optional[tuple[float, float, float]]:
+    """CPU seconds a process used and seconds its threads waited for a core, over the window's
+    samples, and the wall time they span; None without run-queue figures."""
+    if len(p.cpu_wait) != len(p.t) or len(p.t) < 2:
+        return None
+    lo, hi = window if window is not None else (p.t[0], p.t[-1])
+    used = waited = wall = 0.0
+    for i in range(1, len(p.t)):
+        if not (lo <= p.t[i] <= hi):
+            continue
+        dt = p.t[i] - p.t[i - 1]
+        wall += dt
+        used += p.cpu_percent[i] / 100.0 * dt
+        waited += max(0.0, p.cpu_wait[i] - p.cpu_wait[i - 1])  # a thread that ended takes its count along
+    return (used, waited, wall) if wall > 0 else None
+
+
+def _contention(record: RunRecord, window) -> dict[str, object]:
+    """Measured contention: how long the run's threads waited in the run queue for a core."""
+    out: dict[str, object] = {}
+    demand = 0.0
+    known = False
+    for role, name in (("main", "main"), ("worker", "worker")):
+        figures = [f for f in (_used_and_waited(p, window) for p in record.samples.processes if p.role == role)
+                   if f is not None]
+        if not figures:
+            continue
+        known = True
+        used, waited = sum(f[0] for f in figures), sum(f[1] for f in figures)
+        wall = max(f[2] for f in figures)
+        out[f"{name}_cpu_wait_share"] = ratio(waited, used + waited)
+        if role == "main":
+            out["main_cpu_wait_cores"] = waited / wall
+        else:
+            out["worker_cpu_demand"] = (used + waited) / wall
+        demand += (used + waited) / wall
+    if known:
+        out["run_cpu_demand"] = demand
+    usable = record.environment.usable_cores or record.environment.logical_cores
+    if usable:
+        workers = out.get("worker_cpu_demand", 0.0)
+        out["suggested_torch_threads"] = max(1, int(round(usable - workers)))  # type: ignore[operator]
     return out

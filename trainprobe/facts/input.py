@@ -39,7 +39,7 @@ FACTS = {
                                "near 1 they compute, low they wait (storage, network, or a "
                                "CPU taken by other processes)."),
     "suggested_prefetch_factor": ("count", "prefetch_factor whose queue (workers x factor batches, "
-                                  "one consumed per median step) outlasts twice the 90th-percentile "
+                                  "one consumed per mean steady step) outlasts twice the 90th-percentile "
                                   "stall; None without workers or stalls."),
     "worker_processes": ("count", "Worker processes seen by the sampler."),
     "worker_decode_share": ("share", "Share of worker time decoding (PIL/cv2 image decode)."),

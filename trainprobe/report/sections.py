@@ -143,6 +143,11 @@ def verdict_section(diagnosis: Diagnosis) -> dict[str, Any]:
                         "samples over the steady steps' time"))
     if facts.get("data_wait_share") is not None:
         numbers.append(("waiting for data", display.share(facts.get("data_wait_share")), "share of the step"))
+    if v.share_low is not None and v.share_high is not None and v.category in v.breakdown:
+        numbers.append((f"{v.category} share", f"{display.share(v.breakdown[v.category])} "
+                        f"({display.share(v.share_low)}–{display.share(v.share_high)})",
+                        f"the verdict's class, with its 95% interval over resamples of the steady steps; "
+                        f"{display.share(v.agreement)} of them reach this verdict"))
     combined = diagnosis.whatif_combined
     return {
         "category": v.category,

@@ -103,6 +103,23 @@ class _Summed:
         return iter(getattr(self, name) for name in self._fields)
 
 
+_PSI_CPU = "/proc/pressure/cpu"
+
+
+def _cpu_pressure_total() -> Optional[float]:
+    """Linux pressure stall information: seconds during which at least one runnable task waited
+    for a CPU, since boot (None where the kernel has no PSI)."""
+    try:
+        with open(_PSI_CPU, encoding="ascii") as fh:
+            first = fh.readline()
+    except OSError:
+        return None
+    for part in first.split():
+        if part.startswith("total="):
+            return int(part[6:]) * 1e-6
+    return None
+
+
 def _disk_read_bytes() -> Optional[int]:
     counters = psutil.disk_io_counters()  # None on machines without disks in /proc/diskstats
     return None if counters is None else counters.read_bytes
@@ -127,6 +144,8 @@ class HostSampler:
         self._mem_available: list[int] = []
         self._swap_used: list[int] = []
         self._disk_bps: list[float] = []
+        self._pressure: list[float] = []
+        self._prev_pressure: Optional[tuple[float, float]] = None
         self.availability = Availability(False, "host sampling has not started")
         self._prev_cpu = None
         self._prev_disk: Optional[tuple[float, int]] = None
@@ -162,6 +181,11 @@ class HostSampler:
         else:
             self._has_disk = True
             self._prev_disk = (time.monotonic(), read)
+        pressure = _cpu_pressure_total()
+        if pressure is None:
+            missing.append("CPU pressure (PSI)")
+        else:
+            self._prev_pressure = (time.monotonic(), pressure)
         reason = f"not measured here: {', '.join(missing)}" if missing else None
         self.availability = Availability(True, reason)
 
@@ -193,6 +217,7 @@ class HostSampler:
         mem = psutil.virtual_memory()
         swap = psutil.swap_memory().used if self._has_swap else None
         disk_bps = self._read_disk_rate() if self._has_disk else None
+        pressure = self._read_pressure() if self._prev_pressure is not None else None
         return (
             _percent(_busy_percent(prev_sum, cur_sum)),
             tuple(_percent(_busy_percent(p, c)) for p, c in zip(prev, per_core)),
@@ -202,7 +227,17 @@ class HostSampler:
             int(mem.available),
             None if swap is None else int(swap),
             disk_bps,
+            pressure,
         )
+
+    def _read_pressure(self) -> Optional[float]:
+        """Percent of the time since the last read that some task waited for a CPU."""
+        now, total = time.monotonic(), _cpu_pressure_total()
+        prev_at, prev_total = self._prev_pressure or (now, total)
+        if total is None or now <= prev_at:
+            return None
+        self._prev_pressure = (now, total)
+        return _percent(100.0 * max(0.0, total - prev_total) / (now - prev_at))
 
     def _read_disk_rate(self) -> float:
         # bytes over the real time since the last read, not over the nominal
@@ -215,7 +250,7 @@ class HostSampler:
         return round(max(0, read - prev_read) / (now - prev_at), 1)
 
     def _store(self, t: float, values) -> None:
-        cpu, per_core, iowait, steal, used, available, swap, disk_bps = values
+        cpu, per_core, iowait, steal, used, available, swap, disk_bps, pressure = values
         self._t.append(t)
         self._cpu.append(cpu)
         self._per_core.append(per_core)
@@ -229,6 +264,8 @@ class HostSampler:
             self._swap_used.append(swap)
         if disk_bps is not None:
             self._disk_bps.append(disk_bps)
+        if pressure is not None:
+            self._pressure.append(pressure)
 
     def result(self) -> HostSamples:
         """A frozen copy of what was stored; the caller holds the lock."""
@@ -242,6 +279,7 @@ class HostSampler:
             mem_available=tuple(self._mem_available),
             swap_used=tuple(self._swap_used),
             disk_read_bps=tuple(self._disk_bps),
+            cpu_pressure_percent=tuple(self._pressure),
         )
 
 
@@ -299,6 +337,8 @@ class _Tracked:
     read_bytes: list[int] = field(default_factory=list)
     read_chars: list[int] = field(default_factory=list)
     threads: list[int] = field(default_factory=list)
+    cpu_wait: list[float] = field(default_factory=list)
+    waits: Optional[bool] = None  # None until the first read decides
 
     def series(self) -> ProcessSeries:
         return ProcessSeries(
@@ -311,7 +351,25 @@ class _Tracked:
             read_bytes=tuple(self.read_bytes),
             read_chars=tuple(self.read_chars),
             threads=tuple(self.threads),
+            cpu_wait=tuple(self.cpu_wait),
         )
+
+
+def _cpu_wait(pid: int) -> Optional[float]:
+    """Seconds the process's threads have spent runnable but waiting for a CPU (the run queue),
+    summed over its live threads: /proc/PID/task/TID/schedstat, second field, in ns."""
+    total = 0
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return None
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/schedstat", encoding="ascii") as fh:
+                total += int(fh.read().split()[1])
+        except (OSError, IndexError, ValueError):
+            continue  # a thread that ended meanwhile
+    return total * 1e-9
 
 
 def _cmdline(proc: psutil.Process) -> list[str]:
@@ -451,7 +509,11 @@ class ProcessTreeSampler:
             return None
         except psutil.Error:  # AccessDenied on one read: skip this sample of this process
             return None
-        return round(cpu, 1), int(rss), int(threads), io
+        wait = None
+        if tracked.waits is not False:
+            wait = _cpu_wait(proc.pid)
+            tracked.waits = wait is not None
+        return round(cpu, 1), int(rss), int(threads), io, wait
 
     @staticmethod
     def _read_io(tracked: _Tracked) -> Optional[tuple[int, int]]:
@@ -473,7 +535,7 @@ class ProcessTreeSampler:
 
     @staticmethod
     def _store(tracked: _Tracked, t: float, values) -> None:
-        cpu, rss, threads, io = values
+        cpu, rss, threads, io, wait = values
         tracked.t.append(t)
         tracked.cpu.append(cpu)
         tracked.rss.append(rss)
@@ -481,6 +543,8 @@ class ProcessTreeSampler:
         if io is not None:
             tracked.read_bytes.append(io[0])
             tracked.read_chars.append(io[1])
+        if wait is not None:
+            tracked.cpu_wait.append(round(wait, 6))
 
     def result(self) -> tuple[ProcessSeries, ...]:
         """Every process seen, in order of discovery; the caller holds the lock."""

@@ -1,0 +1,79 @@
+"""How firmly the measured steps support the verdict: a bootstrap over the steady steps.
+
+One run measures a few dozen steps on a machine whose speed wanders; a share
+close to a rule's threshold can fall on either side in the next run. So the
+verdict is made again on resamples of the steady steps (drawn with
+replacement, ``RESAMPLES`` times, with a fixed seed so a report is the same
+when it is rendered again): the share of resamples that reach the same
+category is the verdict's ``agreement``, and the 2.5th and 97.5th
+percentiles of the verdict category's share of the step are its interval.
+Below ``BORDERLINE`` agreement the verdict is called borderline, and the
+category the other resamples reached is named, instead of letting it flip
+between runs.
+
+Only the steps are resampled: the samplers' series and the profiles describe
+the same window either way.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from collections import Counter
+from typing import Callable, Optional
+
+from ..facts import recompute_step_facts
+from ..facts.window import steady_steps
+from ..findings import BORDERLINE, Verdict
+from ..record import PHASE_STEADY, RunRecord
+
+__all__ = ["RESAMPLES", "BORDERLINE", "MIN_STEPS", "Stability", "stability"]
+
+RESAMPLES = 100
+MIN_STEPS = 5  # fewer steady steps: no resampling (and no verdict: see engine.verdict)
+_SEED = 20261123
+
+
+@dataclasses.dataclass(frozen=True)
+class Stability:
+    agreement: float  # share of resamples that reached the same category
+    alternative: Optional[str]  # the category most other resamples reached
+    share_low: Optional[float]  # 95% interval of the verdict category's share of the step
+    share_high: Optional[float]
+
+
+def _resampled(record: RunRecord, rng: random.Random) -> RunRecord:
+    steady = steady_steps(record)
+    drawn = [rng.choice(steady) for _ in steady]
+    # Keep every other step (warm-up, validation, the windows) so facts about them do not move;
+    # the drawn steps become the steady window.
+    kept = [s for s in record.steps if s.phase != PHASE_STEADY]
+    drawn = [dataclasses.replace(s, phase=PHASE_STEADY, epoch_start=False) for s in drawn]
+    return dataclasses.replace(record, steps=tuple(kept + drawn))
+
+
+def _percentile(values: list[float], q: float) -> Optional[float]:
+    if not values:
+        return None
+    values = sorted(values)
+    return values[min(len(values) - 1, max(0, int(round(q * (len(values) - 1)))))]
+
+
+def stability(record: RunRecord, values: dict[str, object], verdict: Verdict,
+              decide: Callable[[dict[str, object]], Verdict]) -> Optional[Stability]:
+    """The verdict's agreement over resamples of the steady steps; ``values`` are the run's facts
+    and ``decide`` makes a verdict from facts (the rules and the verdict, as for the run itself).
+    None with too few steady steps."""
+    if len(steady_steps(record)) < MIN_STEPS or verdict.category == "unknown":
+        return None
+    rng = random.Random(_SEED)
+    categories: Counter[str] = Counter()
+    shares = []
+    for _ in range(RESAMPLES):
+        again = decide(recompute_step_facts(_resampled(record, rng), values))
+        categories[again.category] += 1
+        shares.append(again.breakdown.get(verdict.category, 0.0))
+    others = [(n, c) for c, n in categories.items() if c != verdict.category]
+    alternative = max(others)[1] if others else None
+    return Stability(agreement=categories[verdict.category] / RESAMPLES, alternative=alternative,
+                     share_low=_percentile(shares, 0.025), share_high=_percentile(shares, 0.975))
