@@ -313,3 +313,21 @@ def test_max_seconds_stops_at_the_next_iteration():
     with pytest.raises(ProbeStop):
         loop.train_iteration()
     assert "max-seconds" in clock.stop_reason
+
+
+def test_slow_steps_leave_room_for_the_profiling_windows_within_max_seconds():
+    """12 s steps and --max-seconds 150: warm-up and the steady window end early enough that the
+    torch.profiler and cProfile windows still run before the stop."""
+    plan = WindowPlan(max_seconds=150)
+    clock, time, events, windows = make(plan)
+    loop = Loop(clock, time)
+    with pytest.raises(ProbeStop):
+        for _ in range(40):
+            loop.fetch()
+            loop.forward(dt=12.0)
+            loop.backward()
+            loop.step()
+    assert windows == ["steady_start", "profiler_start", "profiler_stop", "cprofile_start", "cprofile_stop"]
+    phases = [s["phase"] for s in steps(events)]
+    assert phases.count("steady") >= 5 and phases.count("profiled") >= 3 and phases.count("cprofile") >= 3
+    assert clock.stop_reason == "measured enough steps"

@@ -363,3 +363,18 @@ def test_a_verdict_that_rests_on_a_few_steps_near_a_threshold_is_borderline():
 def test_too_few_steady_steps_are_not_resampled():
     result = diagnose(_waits([0.12] * 3))
     assert result.verdict.agreement is None
+
+
+def test_too_few_steady_steps_give_no_verdict_and_say_what_would_give_more():
+    record = _waits([0.5] * 3)
+    result = diagnose(record)
+    assert result.verdict.category == "unknown" and result.verdict.breakdown == {}
+    assert result.verdict.headline.startswith("Not enough steady steps to judge where the time goes: 3 measured")
+    assert all(BY_RULE[f.id].without_steps for f in result.findings)
+    slow = diagnose(with_outcome(_waits([3.0] * 3), status="stopped"))
+    assert "--max-seconds" in slow.verdict.headline
+    ended = diagnose(with_outcome(_waits([0.5] * 3), status="completed"))
+    assert "The script ended after" in ended.verdict.headline
+
+
+BY_RULE = {r.id: r for r in load_rules()[0]}

@@ -23,14 +23,13 @@ from collections import Counter
 from typing import Callable, Optional
 
 from ..facts import recompute_step_facts
-from ..facts.window import steady_steps
+from ..facts.window import MIN_STEADY_STEPS, steady_steps
 from ..findings import BORDERLINE, Verdict
 from ..record import PHASE_STEADY, RunRecord
 
-__all__ = ["RESAMPLES", "BORDERLINE", "MIN_STEPS", "Stability", "stability"]
+__all__ = ["RESAMPLES", "Stability", "stability"]
 
 RESAMPLES = 100
-MIN_STEPS = 5  # fewer steady steps: no resampling (and no verdict: see engine.verdict)
 _SEED = 20261123
 
 
@@ -64,7 +63,7 @@ def stability(record: RunRecord, values: dict[str, object], verdict: Verdict,
     """The verdict's agreement over resamples of the steady steps; ``values`` are the run's facts
     and ``decide`` makes a verdict from facts (the rules and the verdict, as for the run itself).
     None with too few steady steps."""
-    if len(steady_steps(record)) < MIN_STEPS or verdict.category == "unknown":
+    if len(steady_steps(record)) < MIN_STEADY_STEPS or verdict.category == "unknown":
         return None
     rng = random.Random(_SEED)
     categories: Counter[str] = Counter()

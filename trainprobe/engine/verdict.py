@@ -33,6 +33,7 @@ from typing import Optional
 
 from ..findings import CATEGORIES, SEVERITIES, Finding, Verdict
 from .. import display
+from ..facts.window import MIN_STEADY_STEPS
 
 __all__ = ["breakdown", "rank_findings", "make_verdict", "with_stability"]
 
@@ -54,8 +55,8 @@ def _f(facts: dict[str, object], name: str) -> float:
 
 
 def breakdown(facts: dict[str, object]) -> dict[str, float]:
-    """Category -> share of the steady step; empty without steady steps."""
-    if not facts.get("steady_steps") or facts.get("step_time") is None:
+    """Category -> share of the steady step; empty with too few steady steps to judge from."""
+    if (facts.get("steady_steps") or 0) < MIN_STEADY_STEPS or facts.get("step_time") is None:
         return {}
     split = {
         "input": _f(facts, "data_wait_share"),
@@ -92,6 +93,9 @@ def rank_findings(findings: list[Finding]) -> list[Finding]:
 
 def _no_steps_headline(facts: dict[str, object]) -> str:
     status = facts.get("outcome_status") or "unknown"
+    steady = facts.get("steady_steps") or 0
+    if steady or (facts.get("steps_recorded") or 0) > (facts.get("warmup_steps") or 0):
+        return _thin_headline(facts, steady)
     if facts.get("oom"):
         return "No training step was measured: the run ran out of memory before its first step."
     if status == "not_started":
@@ -100,6 +104,19 @@ def _no_steps_headline(facts: dict[str, object]) -> str:
         return f"No training step was measured: the run ended early ({status})."
     return ("No training step was measured: the script never called backward() or "
             "optimizer.step() on a model trainprobe could see.")
+
+
+def _thin_headline(facts: dict[str, object], steady: object) -> str:
+    """Steps were measured, but too few to judge from: say how many, and what would give more."""
+    text = (f"Not enough steady steps to judge where the time goes: {steady} measured after warm-up, "
+            f"and at least {MIN_STEADY_STEPS} are needed.")
+    step = facts.get("step_time") or facts.get("warmup_step_time")
+    if facts.get("outcome_status") == "completed":
+        return text + f" The script ended after {facts.get('steps_recorded')} steps; give it more steps (more data or epochs)."
+    if isinstance(step, (int, float)) and step >= 2.0:
+        return text + (f" Its steps take about {display.seconds(step)}: allow more time with --max-seconds "
+                       f"(about {int(step * 20)} s) or fewer warm-up steps with --warmup-steps.")
+    return text
 
 
 def _compute_headline(facts: dict[str, object]) -> str:

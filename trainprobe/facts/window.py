@@ -30,7 +30,11 @@ from ..record import PHASE_STEADY, PHASE_WARMUP, RunRecord, Step
 from ._stats import median
 
 __all__ = ["steady_steps", "warmup_steps", "steady_span", "in_window", "mean_step_time",
-           "usual_batch", "partial_batches"]
+           "usual_batch", "partial_batches", "MIN_STEADY_STEPS"]
+
+# Fewer steady steps than this are too thin to judge from: the rules that read the steps stay quiet
+# and the verdict says so.
+MIN_STEADY_STEPS = 5
 
 
 def _candidates(record: RunRecord) -> tuple[Step, ...]:

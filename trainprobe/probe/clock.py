@@ -31,8 +31,10 @@ backward, is the loop's code (``other``), not optimizer time.
 from __future__ import annotations
 
 import time
+from collections import deque
 from typing import Callable, Optional
 
+from ..facts.window import MIN_STEADY_STEPS
 from ..record import PHASE_AFTER, PHASE_CPROFILE, PHASE_PROFILED, PHASE_STEADY, PHASE_WARMUP
 from .config import WindowPlan
 from .runner import ProbeStop
@@ -44,6 +46,7 @@ __all__ = ["PHASES", "StepClock"]
 PHASES = ("data_wait", "h2d", "forward", "backward", "optimizer", "zero_grad", "eval", "debug", "closure")
 # Provisional units (before the first optimizer step) give way to the final ones.
 _PROVISIONAL = ("batch", "backward")
+_PROFILED_SLOWDOWN = 1.3  # profiled steps run this much slower, at most (torch.profiler, cProfile)
 
 
 class StepClock:
@@ -95,6 +98,7 @@ class StepClock:
         self.forward_seen = False  # a top-level nn.Module forward (a hook saw it)
         self._optimizers: list[object] = []  # distinct optimizers, in the order they first stepped
         self._closer: object = None  # unit optimizer: the optimizer whose step ends an iteration
+        self._recent: deque[float] = deque(maxlen=5)  # the last steps' durations: the pace
 
     def defer(self, action: Callable[[], None]) -> None:
         """Run ``action`` when the next phase begins, i.e. outside the hook that closed the step.
@@ -288,6 +292,7 @@ class StepClock:
         self.steps_emitted += 1
         if not validation:
             self._window_steps += 1
+            self._recent.append(duration)
 
     def _reset(self, now: float) -> None:
         self._step_start = now
@@ -310,7 +315,8 @@ class StepClock:
                 self._request_stop(f"reached --max-seconds ({plan.max_seconds:g} s)")
                 return
         if self.window == PHASE_WARMUP:
-            if steps >= plan.warmup_steps or (steps >= 2 and elapsed > plan.warmup_max_seconds):
+            if steps >= plan.warmup_steps or (steps >= 2 and elapsed > plan.warmup_max_seconds) or (
+                    steps >= 1 and self._short_of_time(now, MIN_STEADY_STEPS + self._profiling_steps())):
                 self._enter(PHASE_STEADY, now)
                 self._on_window("steady_start")
         elif self.window == PHASE_STEADY:
@@ -319,7 +325,9 @@ class StepClock:
             else:
                 done = (steps >= plan.steady_min_steps and elapsed >= plan.steady_seconds) or (
                     steps >= plan.steady_max_steps
-                ) or (steps >= 3 and elapsed >= plan.steady_max_seconds)
+                ) or (steps >= MIN_STEADY_STEPS and elapsed >= plan.steady_max_seconds)
+            # Slow steps: end the window while --max-seconds still holds the profiling windows.
+            done = done or (steps >= MIN_STEADY_STEPS and self._short_of_time(now, self._profiling_steps()))
             if done:
                 self._next_after_steady(now)
         elif self.window == PHASE_PROFILED:
@@ -330,6 +338,19 @@ class StepClock:
             if self._window_done(steps, elapsed, plan.cprofile_min_steps, plan.cprofile_seconds, plan.cprofile_max_steps):
                 self._on_window("cprofile_stop")
                 self._finish_windows(now)
+
+    def _profiling_steps(self) -> int:
+        plan = self.plan
+        return (plan.profile_min_steps if plan.profiler else 0) + (plan.cprofile_min_steps if plan.cprofile else 0)
+
+    def _short_of_time(self, now: float, steps: int) -> bool:
+        """Whether the time --max-seconds leaves will not hold ``steps`` more steps at the recent pace
+        (profiled steps run a little slower)."""
+        plan = self.plan
+        if plan.max_seconds is None or plan.full or not self._recent or not steps:
+            return False
+        pace = sorted(self._recent)[len(self._recent) // 2]
+        return plan.max_seconds - (now - self.t0) < (steps + 1) * pace * _PROFILED_SLOWDOWN
 
     @staticmethod
     def _window_done(steps: int, elapsed: float, min_steps: int, seconds: float, max_steps: int) -> bool:

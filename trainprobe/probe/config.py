@@ -33,7 +33,7 @@ class WindowPlan(JsonMixin):
     steady_min_steps: int = 8
     steady_seconds: float = 6.0
     steady_max_steps: int = 300  # enough for stable medians of fast steps
-    steady_max_seconds: float = 25.0  # very slow steps: end the window after 3 steps past this
+    steady_max_seconds: float = 25.0  # very slow steps: end the window after 5 steps past this
     profile_min_steps: int = 3
     profile_seconds: float = 1.0
     profile_max_steps: int = 20
