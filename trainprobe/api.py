@@ -23,6 +23,7 @@ from typing import Callable, Optional, Sequence
 from .findings import Diagnosis, Verdict, WhatIf
 from .jsonio import write_json_atomic
 from .probe.config import WindowPlan
+from .probe.refit import refit
 from .record import RunRecord
 
 __all__ = [
@@ -205,7 +206,33 @@ def diagnose(
     options = ProbeOptions(out_dir=out, plan=plan, timeout=timeout, trace_path=trace_path,
                            data_paths=tuple(data_paths))
     probe = run_probe(target, options, progress)
+    again = refit(probe.record, plan)
+    if again is not None:
+        probe = _run_again(target, options, again, probe, progress)
     return finish(probe.record, probe.record_path, rule_dirs)
+
+
+def _run_again(target: Sequence[str], options, plan: WindowPlan, first, progress: Callable[[str], None]):
+    """The script ended before its profiling windows: run it once more with windows fitted to the steps
+    it made (at most the script's own length again), and say so in the record."""
+    from .probe.launch import run_probe
+    from .probe.refit import FIRST_RUN, set_aside
+
+    steps = sum(1 for s in first.record.steps if not s.validation)
+    progress(f"the script ended after {steps} steps, before trainprobe's profiling windows; running it once "
+             f"more with windows fitted to {steps} steps")
+    set_aside(Path(options.out_dir))
+    second = run_probe(target, replace(options, plan=plan), progress)
+    note = (f"the script ended after {steps} steps in a first run, before trainprobe's profiling windows "
+            f"(its record is {FIRST_RUN}/run.json); this is a second run with windows fitted to those steps: "
+            f"warm-up {plan.warmup_steps}, steady {plan.steps}, torch.profiler {plan.profile_min_steps}, "
+            f"cProfile {plan.cprofile_min_steps}")
+    record = replace(second.record, notes=(note,) + second.record.notes)
+    try:
+        record.save(second.record_path)
+    except OSError:
+        pass  # the note is lost from run.json, not from the report
+    return replace(second, record=record)
 
 
 def summary_line(result: DiagnoseResult) -> str:
