@@ -302,3 +302,28 @@ def test_no_advice_takes_away_cores_the_training_process_used(source):
         assert used is None or threads >= used - 0.25, (rule_id, threads, used)
     if source == "rule cases":
         assert seen  # the oversubscription case does advise a thread count
+
+
+# --- the loop's own code: Python, or torch ops called outside the model's forward -----------------
+
+def _other_is(ops_seconds: float):
+    """A CPU step whose loop code takes 60 ms; ``ops_seconds`` of it in torch ops (profiled)."""
+    from rule_cases.cases import _host
+    from rule_cases.records import with_profiler
+    return with_profiler(_host(0.06), op_time_by_phase={"other": ops_seconds, "forward": 0.03})
+
+
+def test_python_in_the_loop_is_host_overhead_and_names_its_function():
+    result = diagnose(_other_is(0.002))
+    finding = next(f for f in result.findings if f.id == "host-overhead-in-loop")
+    assert "log_metrics()" in finding.title and "train.py:42 log_metrics" in finding.message
+    assert result.verdict.category == "host"
+
+
+def test_a_model_run_through_forward_directly_is_compute_not_host_overhead():
+    """A layer called as layer.forward(x) (the hooks cannot see it) does its math in the loop's code:
+    the profiler attributes those ops to no phase, and they are compute."""
+    result = diagnose(_other_is(0.055))
+    assert "host-overhead-in-loop" not in {f.id for f in result.findings}
+    assert result.verdict.category == "compute"
+    assert result.verdict.breakdown["compute"] > result.verdict.breakdown["host"]

@@ -329,6 +329,10 @@ class ProfilerSummary(JsonMixin):
     syncs_per_step: Optional[float] = None  # item/cpu/tolist/synchronize, outside optimizer.step()
     tensor_creations_per_step: Optional[float] = None  # new tensors made from Python (torch.tensor, zeros...)
     sync_calls: dict[str, float] = field(default_factory=dict)  # name -> per step
+    # Self CPU seconds per step of the aten ops in each step phase (data_wait, forward, backward,
+    # optimizer, ... and "other": the loop's own code), from the phases' ranges in the trace.
+    op_time_by_phase: dict[str, float] = field(default_factory=dict)
+    cheap_op_time: Optional[float] = None  # median self time of ops that do no arithmetic: an op's fixed cost
     sync_time_per_step: Optional[float] = None
     gpu_idle_share: Optional[float] = None  # share of the window with no kernel running
     matmul_conv_share: Optional[float] = None  # of device (or CPU) op time
@@ -365,6 +369,7 @@ class Hotspots(JsonMixin):
     workers: tuple[FuncStat, ...] = ()
     worker_window: float = 0.0  # summed seconds profiled over all workers
     worker_categories: dict[str, float] = field(default_factory=dict)  # share of worker time
+    main_categories: dict[str, float] = field(default_factory=dict)  # share of the main process's profiled time
 
 
 @dataclass(frozen=True)

@@ -201,6 +201,26 @@ def _tiny_ops_cpu(op_time: float) -> RunRecord:
                          cpu_total=5 * 430 * op_time, mean_toplevel_op_time=op_time * 10)
 
 
+def _tiny_batch_cpu(samples: int) -> RunRecord:
+    """A small CNN on the CPU, 250 ops per 4.5 ms step; its ops' own time is 3 ms, the rest of the
+    forward, backward and optimizer (Python, module calls, autograd) 1.1 ms: the fixed cost."""
+    from dataclasses import replace
+    rec = with_loader(cpu_record(), batch_size=samples)
+    rec = with_steps(rec, data_wait=0.0002, forward=0.0016, backward=0.002, optimizer=0.0005,
+                     other=0.0002, zero_grad=0.0)
+    rec = replace_samples(rec, samples)
+    last = len(rec.steps) - 5  # the torch.profiler window
+    rec = replace(rec, steps=tuple(replace(s, phase="profiled") if s.index >= last else s for s in rec.steps))
+    return with_profiler(rec, ops_per_step=250, cheap_op_time=1e-6, cpu_total=5 * 0.0042,
+                         op_time_by_phase={"forward": 0.0011, "backward": 0.0016, "optimizer": 0.0003,
+                                           "data_wait": 0.0001})
+
+
+def replace_samples(rec: RunRecord, samples: int) -> RunRecord:
+    from dataclasses import replace
+    return replace(rec, steps=tuple(replace(s, samples=samples) for s in rec.steps))
+
+
 def _fp32(rec: RunRecord, share: float) -> RunRecord:
     return with_profiler(rec, fp32_matmul_conv_share=share)
 
@@ -297,6 +317,7 @@ CASES: dict[str, RuleCase] = {
                               h2d_bytes_per_step=788_480 * 3),
         lambda: with_profiler(with_steps(gpu_record(), h2d=0.004),
                               h2d_pageable_bytes_per_step=0), "warning"),
+    "small-batch-overhead": RuleCase(lambda: _tiny_batch_cpu(4), lambda: _tiny_batch_cpu(64), "warning"),
     "launch-bound-small-ops": RuleCase(lambda: _launch(False, 0.55),
                                        lambda: _launch(False, 0.05), "warning"),
     "amp-not-used": RuleCase(_no_amp, gpu_record, "warning"),

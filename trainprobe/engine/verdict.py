@@ -5,7 +5,8 @@ that they add up to the step:
 
 * ``data_wait`` -> input; ``h2d`` -> copy;
 * ``other`` (the loop's own code) -> host, except the measured sync time
-  (``sync_time_per_step``), which moves to sync;
+  (``sync_time_per_step``), which moves to sync, and the torch ops the loop ran
+  outside the model's forward (``loop_op_share``), which are compute;
 * forward + backward + optimizer (+ eval forwards inside training steps) ->
   compute. On a GPU run whose CPU issues work slower than the GPU runs it
   (``cpu_cuda_ratio`` > 1), the GPU's idle time not explained by the other
@@ -58,11 +59,15 @@ def breakdown(facts: dict[str, object]) -> dict[str, float]:
     """Category -> share of the steady step; empty with too few steady steps to judge from."""
     if (facts.get("steady_steps") or 0) < MIN_STEADY_STEPS or facts.get("step_time") is None:
         return {}
+    # The loop's own code ("other") holds Python, sync waits and torch ops called outside the
+    # model's forward (a model run through .forward() directly, tensor work on batches): the ops
+    # are the device's work, compute.
+    loop_ops = min(_f(facts, "loop_op_share"), _f(facts, "other_share"))
     split = {
         "input": _f(facts, "data_wait_share"),
         "copy": _f(facts, "h2d_share"),
-        "host": _f(facts, "other_share") + _f(facts, "debug_share"),
-        "compute": _f(facts, "compute_share") + _f(facts, "eval_share"),
+        "host": _f(facts, "other_share") - loop_ops + _f(facts, "debug_share"),
+        "compute": _f(facts, "compute_share") + _f(facts, "eval_share") + loop_ops,
         "sync": 0.0,
         "launch": 0.0,
     }

@@ -80,7 +80,19 @@ def _derived(values: dict[str, object]) -> dict[str, object]:
     out = {"suggested_prefetch_factor": suggest_prefetch_factor(
         values.get("num_workers"), values.get("prefetch_factor"),
         values.get("data_wait_stall_p90"), values.get("step_time"))}
+    out["loop_python_share"] = _loop_python_share(values)
     return out
+
+
+def _loop_python_share(values: dict[str, object]) -> object:
+    """The step's other part without the torch ops it ran and the measured syncs: the loop's Python.
+    Without an op profile, the whole other part less the syncs (as before phases were traced)."""
+    other = values.get("other_share")
+    if other is None:
+        return None
+    loop_ops = values.get("loop_op_share") or 0.0
+    sync = values.get("sync_share") or 0.0
+    return max(0.0, other - min(other, loop_ops + sync))  # type: ignore[operator]
 
 
 def facts_by_name(facts: tuple[Fact, ...]) -> dict[str, object]:

@@ -52,7 +52,9 @@ FACTS = {
     "swap_used_max": ("bytes", "Most swap in use during the run."),
     "top_host_function": ("text", "The script's own function with the most self time in the "
                           "training process (cProfile window): 'file:line function'."),
-    "top_host_function_share": ("share", "Its self time over the profiled window."),
+    "top_host_function_name": ("text", "That function's name alone (for titles)."),
+    "top_host_function_share": ("share", "Its self time over the profiled window: its share of the "
+                                "profiled steps' time in its own code."),
     "pillow_simd": ("bool", "Pillow-SIMD is installed."),
     "libjpeg_turbo": ("bool", "Pillow uses libjpeg-turbo."),
     "ram_total": ("bytes", "Machine RAM."),
@@ -100,7 +102,8 @@ def _hotspot_facts(record: RunRecord) -> dict[str, object]:
         return {}
     top = max(mine, key=lambda f: f.self_time)
     name = f"{top.file.rsplit('/', 1)[-1]}:{top.line} {top.function}"
-    return {"top_host_function": name, "top_host_function_share": top.self_time / hot.window}
+    return {"top_host_function": name, "top_host_function_name": f"{top.function}()",
+            "top_host_function_share": min(1.0, top.self_time / hot.window)}
 
 
 def compute(record: RunRecord) -> dict[str, object]:

@@ -46,6 +46,10 @@ FACTS = {
     "worker_transform_share": ("share", "Share of worker time in transforms/augmentation."),
     "worker_io_share": ("share", "Share of worker time reading files."),
     "worker_collate_share": ("share", "Share of worker time collating batches."),
+    "input_decode_share": ("share", "Share of the time spent making batches that went to decoding images: "
+                           "the workers' (worker_decode_share), or with num_workers=0 the main "
+                           "process's decoding over its data wait in the cProfile window."),
+    "input_transform_share": ("share", "The same for transforms and augmentation."),
 }
 
 
@@ -146,6 +150,22 @@ def _worker_facts(record: RunRecord, loader_id: Optional[int]) -> dict[str, obje
     }
 
 
+def _batch_making(record: RunRecord, out: dict[str, object]) -> dict[str, object]:
+    """What making a batch is spent on: the workers' profile, or the main process's when it makes
+    the batches itself (num_workers=0: decode and transforms run inside the loop's wait)."""
+    if out.get("num_workers"):
+        return {"input_decode_share": out.get("worker_decode_share"),
+                "input_transform_share": out.get("worker_transform_share")}
+    hot = record.hotspots
+    profiled = [s for s in record.steps if s.phase == "cprofile" and not s.validation]
+    wait = sum(s.data_wait for s in profiled)
+    if not hot.availability.available or not hot.main_categories or wait <= 0 or hot.window <= 0:
+        return {}
+    cats = hot.main_categories
+    return {"input_decode_share": min(1.0, cats.get("decode", 0.0) * hot.window / wait),
+            "input_transform_share": min(1.0, cats.get("transform", 0.0) * hot.window / wait)}
+
+
 def compute(record: RunRecord) -> dict[str, object]:
     loader = training_loader(record)
     env = record.environment
@@ -169,6 +189,7 @@ def compute(record: RunRecord) -> dict[str, object]:
             "batches_per_epoch": _batches_per_epoch(loader),
         })
     out.update(_worker_facts(record, loader.loader_id if loader else None))
+    out.update(_batch_making(record, out))
     steps = steady_steps(record)
     if loader is not None and loader.num_workers == 0 and steps:
         # The main process fetches inside the loop's wait, so the steady window's waits are the

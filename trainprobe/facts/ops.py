@@ -26,6 +26,21 @@ FACTS = {
     "mean_kernel_time": ("s", "Mean CUDA kernel duration."),
     "launch_overhead_per_step": ("s", "Estimated CPU time per step spent issuing ops "
                                  "(top-level ops × their mean CPU time)."),
+    "other_op_time_per_step": ("s", "Self CPU time per step of the torch ops the loop's own code ran, "
+                               "outside data loading, the model's forward, backward and the optimizer "
+                               "(a model called through .forward() directly, batches made with torch ops)."),
+    "loop_op_share": ("share", "other_op_time_per_step over the step: the part of the loop's own code that "
+                      "is torch ops (model math or tensor work), not Python."),
+    "loop_python_share": ("share", "The part of the step in the loop's own Python: other minus the torch ops "
+                          "it ran (loop_op_share) and the measured sync waits."),
+    "cheap_op_time": ("s", "What calling one op costs here: median self CPU time of ops that do no "
+                      "arithmetic (view, transpose, reshape...)."),
+    "framework_overhead_per_step": ("s", "The fixed cost of a step, whatever the batch size: the time "
+                                    "forward, backward and the optimizer spend outside their ops (Python, "
+                                    "module calls, autograd's engine), plus ops per step × cheap_op_time; "
+                                    "in the profiled steps."),
+    "framework_overhead_share": ("share", "framework_overhead_per_step over the profiled steps' mean "
+                                 "duration."),
     "gpu_idle_share": ("share", "Share of the profiled window with no kernel running."),
     "syncs_per_step": ("per_step", "Host-device syncs per step (.item(), .cpu(), .tolist(), "
                        "synchronize)."),
@@ -93,6 +108,36 @@ def _at_most_one(share: object) -> object:
     return None if share is None else min(1.0, share)  # type: ignore[call-overload]
 
 
+_MODEL_PHASES = ("forward", "backward", "optimizer", "eval")
+
+
+def _framework_overhead(record: RunRecord) -> dict[str, object]:
+    """The part of a step that does not grow with the batch: the model's phases' time outside their
+    ops (Python, module calls, hooks, the autograd engine between nodes) and each op's fixed call
+    cost, measured over the profiled steps so the wall times and the op times cover the same steps."""
+    prof = record.profiler
+    profiled = [s for s in record.steps if s.phase == "profiled" and not s.validation]
+    if not prof.op_time_by_phase or not profiled or prof.ops_per_step is None:
+        return {}
+    n = len(profiled)
+    outside = sum(max(0.0, sum(getattr(s, p) for s in profiled) / n - prof.op_time_by_phase.get(p, 0.0))
+                  for p in _MODEL_PHASES)
+    overhead = outside + prof.ops_per_step * (prof.cheap_op_time or 0.0)
+    duration = sum(s.duration for s in profiled) / n
+    return {"framework_overhead_per_step": overhead,
+            "framework_overhead_share": _at_most_one(ratio(overhead, duration))}
+
+
+def _loop_ops(record: RunRecord, step_time: object) -> dict[str, object]:
+    """The torch ops in the loop's own code (the step's "other" part), from the phase ranges."""
+    by_phase = record.profiler.op_time_by_phase
+    if not by_phase:
+        return {}
+    per_step = by_phase.get("other", 0.0) + by_phase.get("zero_grad", 0.0)
+    share = ratio(per_step, step_time)  # type: ignore[arg-type]
+    return {"other_op_time_per_step": per_step, "loop_op_share": _at_most_one(share)}
+
+
 def compute(record: RunRecord) -> dict[str, object]:
     prof = record.profiler
     if not prof.availability.available or prof.steps <= 0:
@@ -104,6 +149,9 @@ def compute(record: RunRecord) -> dict[str, object]:
         launch = prof.toplevel_ops_per_step * prof.mean_toplevel_op_time
     step_time = mean_step_time(steady_steps(record))
     return {
+        **_loop_ops(record, step_time),
+        **_framework_overhead(record),
+        "cheap_op_time": prof.cheap_op_time,
         "profiler_available": True,
         "cpu_op_time_per_step": prof.cpu_total / steps,
         "cuda_op_time_per_step": None if cuda is None else cuda / steps,

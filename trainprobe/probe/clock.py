@@ -39,7 +39,7 @@ from ..record import PHASE_AFTER, PHASE_CPROFILE, PHASE_PROFILED, PHASE_STEADY, 
 from .config import WindowPlan
 from .runner import ProbeStop
 
-__all__ = ["PHASES", "StepClock"]
+__all__ = ["PHASES", "PhaseRanges", "StepClock"]
 
 # ``debug`` is anomaly mode's stack capture, nested in the forward it slows down. ``closure`` is the
 # code of a closure passed to optimizer.step(): timed apart from the optimizer, it ends up in ``other``.
@@ -47,6 +47,33 @@ PHASES = ("data_wait", "h2d", "forward", "backward", "optimizer", "zero_grad", "
 # Provisional units (before the first optimizer step) give way to the final ones.
 _PROVISIONAL = ("batch", "backward")
 _PROFILED_SLOWDOWN = 1.3  # profiled steps run this much slower, at most (torch.profiler, cProfile)
+
+
+class PhaseRanges:
+    """The step's phases as ``trainprobe::<phase>`` ranges in torch.profiler's trace, while it runs,
+    so that each op can be attributed to the phase it ran in (ops outside every range ran in the
+    loop's own code). Only phases opened while it is on are closed by it."""
+
+    PREFIX = "trainprobe::"
+
+    def __init__(self) -> None:
+        from torch.autograd.profiler import record_function
+
+        self._record_function = record_function
+        self._open: list[tuple[str, object]] = []
+
+    def push(self, phase: str) -> None:
+        context = self._record_function(self.PREFIX + phase)
+        context.__enter__()
+        self._open.append((phase, context))
+
+    def pop(self, phase: str) -> None:
+        if self._open and self._open[-1][0] == phase:
+            self._open.pop()[1].__exit__(None, None, None)  # type: ignore[attr-defined]
+
+    def close(self) -> None:
+        while self._open:
+            self._open.pop()[1].__exit__(None, None, None)  # type: ignore[attr-defined]
 
 
 class StepClock:
@@ -69,6 +96,8 @@ class StepClock:
         self._on_stop_swallowed = on_stop_swallowed
         self.now = now
         self.unit: Optional[str] = None  # how steps end: fetch | optimizer | backward | batch (module docs)
+        # While torch.profiler runs: the phases as named ranges in its trace (see PhaseRanges).
+        self.ranges: Optional["PhaseRanges"] = None
         self.window = PHASE_WARMUP
         self.stop_reason: Optional[str] = None
         self.first_activity: Optional[float] = None
@@ -138,6 +167,8 @@ class StepClock:
             self._acc[stack[-1]] += now - self._segment
         stack.append(phase)
         self._segment = now
+        if self.ranges is not None:
+            self.ranges.push(phase)
         return now
 
     def exit(self, phase: str) -> float:
@@ -148,6 +179,8 @@ class StepClock:
             stack.pop()
             self._acc[phase] += now - self._segment
             self._segment = now
+            if self.ranges is not None:
+                self.ranges.pop(phase)
             return now
         if phase in stack:  # else opened before the step was reset, or never opened
             self._unwind(now, phase)
@@ -160,6 +193,8 @@ class StepClock:
             top = stack.pop()
             acc[top] += now - self._segment
             self._segment = now
+            if self.ranges is not None:
+                self.ranges.pop(top)
             if top == phase:
                 break
 

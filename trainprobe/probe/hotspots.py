@@ -127,6 +127,7 @@ def _category_shares(stats: pstats.Stats, user_dirs: tuple[str, ...]) -> dict[st
 
 def summarize_hotspots(out_dir: str, window: dict, user_dirs: tuple[str, ...]) -> Hotspots:
     main_rows: tuple[FuncStat, ...] = ()
+    main_categories: dict[str, float] = {}
     availability = Availability(False, window.get("error") or "the script ended before the Python profile window")
     stats_path = window.get("stats_path")
     if stats_path and os.path.exists(stats_path):
@@ -137,6 +138,7 @@ def summarize_hotspots(out_dir: str, window: dict, user_dirs: tuple[str, ...]) -
             user = sorted((r for r in rows if r.user_code), key=lambda r: r.cumulative, reverse=True)[:_TOP_USER]
             seen = {(r.file, r.line, r.function) for r in by_self}
             main_rows = tuple(by_self) + tuple(r for r in user if (r.file, r.line, r.function) not in seen)
+            main_categories = _category_shares(stats, user_dirs)
             availability = Availability(True)
 
     worker_files = sorted(glob.glob(os.path.join(out_dir, "workers", "*.pstats")))
@@ -156,4 +158,5 @@ def summarize_hotspots(out_dir: str, window: dict, user_dirs: tuple[str, ...]) -
         workers=worker_rows,
         worker_window=0.0,
         worker_categories=categories,
+        main_categories=main_categories,
     )

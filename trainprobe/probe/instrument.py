@@ -38,7 +38,7 @@ from torch.utils.data import DataLoader
 from torch.utils.data.dataloader import _BaseDataLoaderIter
 
 from ..machine import get_torch_facts
-from .clock import StepClock
+from .clock import PhaseRanges, StepClock
 from .config import ChildConfig
 from .events import EventSink
 from .plugins import PluginContext, ProbePlugin
@@ -484,12 +484,20 @@ class Instrumentation:
         elif event == "profiler_start":
             self.profiler_window = ProfilerWindow(with_cuda=self._uses_cuda())
             self.profiler_window.start(step)
+            if self.profiler_window.profile is not None:
+                self.clock.ranges = PhaseRanges()
         elif event == "profiler_stop" and self.profiler_window is not None:
-            self.clock.defer(lambda window=self.profiler_window: window.stop(step))
+            self.clock.defer(lambda window=self.profiler_window: self._stop_profiler(window, step))
         elif event == "cprofile_start":
             self.clock.defer(lambda: self.python_window.start(step))
         elif event == "cprofile_stop":
             self.python_window.stop(step)
+
+    def _stop_profiler(self, window: ProfilerWindow, step: int) -> None:
+        ranges, self.clock.ranges = self.clock.ranges, None
+        if ranges is not None:
+            ranges.close()
+        window.stop(step)
 
     def _uses_cuda(self) -> bool:
         return self.cuda_available and "cuda" in self.reg.devices_used
@@ -522,7 +530,7 @@ class Instrumentation:
         self._finished = True
         step = self.clock.steps_emitted
         if self.profiler_window is not None:
-            self.profiler_window.stop(step)
+            self._stop_profiler(self.profiler_window, step)
         self.python_window.stop(step)
         self._emit_settings()
         self.sink.emit("data_paths", paths=_data_paths(self.reg))

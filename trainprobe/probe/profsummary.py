@@ -38,6 +38,47 @@ _CREATION_OPS = frozenset({
 
 
 _LOADER = ("enumerate(DataLoader)",)
+_PHASE_RANGE = "trainprobe::"  # the step's phases, as the clock marks them in the trace (clock.PhaseRanges)
+
+# Ops that do (almost) no arithmetic: their self time is what calling an op costs here (Python
+# binding, dispatcher, autograd bookkeeping).
+_CHEAP_OPS = frozenset({
+    "aten::view", "aten::t", "aten::transpose", "aten::as_strided", "aten::expand", "aten::reshape",
+    "aten::_reshape_alias", "aten::unsqueeze", "aten::squeeze", "aten::permute", "aten::select",
+    "aten::slice", "aten::detach", "aten::alias", "aten::_unsafe_view", "aten::empty", "aten::resolve_conj",
+    "aten::resolve_neg", "aten::result_type",
+})
+
+
+def _phase_of(evt: Any) -> str:
+    """The step phase an op ran in: its innermost trainprobe range, else the loop's own code."""
+    parent = evt.cpu_parent
+    while parent is not None:
+        if parent.name.startswith(_PHASE_RANGE):
+            return parent.name[len(_PHASE_RANGE):]
+        parent = parent.cpu_parent
+    return "other"
+
+
+def _op_time_by_phase(ops: list[Any], steps: int) -> dict[str, float]:
+    """Self CPU seconds per step of the ops in each phase. An op nested in another counts once (its
+    own self time), in the phase it ran in; a closure's ops outside its forward are the loop's code."""
+    if not any(_has_ancestor(e, (_PHASE_RANGE,)) for e in ops[:2000]):
+        return {}  # no phase ranges in this trace (a trace from elsewhere)
+    out: dict[str, float] = {}
+    for e in ops:
+        phase = _phase_of(e)
+        if phase == "closure":
+            phase = "other"
+        out[phase] = out.get(phase, 0.0) + e.self_cpu_time_total * _US
+    return {k: v / steps for k, v in out.items()}
+
+
+def _median(values: list[float]) -> Optional[float]:
+    if not values:
+        return None
+    values = sorted(values)
+    return values[len(values) // 2]
 
 
 def _has_ancestor(evt: Any, prefixes: tuple[str, ...]) -> bool:
@@ -169,6 +210,9 @@ def summarize_profile(window: Any, with_cuda: bool, trace_path: Optional[str] = 
         if e.name in _CREATION_OPS and (e.cpu_parent is None or not e.cpu_parent.name.startswith("aten::"))
         and not _has_ancestor(e, ("Optimizer.",) + _LOADER)  # torch's own, not the loop's
     )
+    aten_ops = [e for e in cpu_events if e.name.startswith("aten::")]
+    by_phase = _op_time_by_phase(aten_ops, steps)
+    cheap = _median([e.self_cpu_time_total * _US for e in aten_ops if e.name in _CHEAP_OPS])
     cpu_total = sum(a.self_cpu_time_total for a in averages) * _US
     cuda_total = sum(_self_device(a) for a in averages) if with_cuda else 0.0
 
@@ -222,6 +266,8 @@ def summarize_profile(window: Any, with_cuda: bool, trace_path: Optional[str] = 
         **(_copies(events, steps) if with_cuda else {}),
         syncs_per_step=sum(v for k, v in sync_counts.items() if "(optimizer)" not in k),
         tensor_creations_per_step=creations / steps,
+        op_time_by_phase=by_phase,
+        cheap_op_time=cheap,
         sync_calls=sync_counts,
         sync_time_per_step=sync_time / steps,
         gpu_idle_share=gpu_idle,
