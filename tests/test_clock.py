@@ -130,7 +130,7 @@ def test_a_gan_iteration_with_two_optimizers_is_one_step():
         loop.forward(); loop.backward(); loop.step("generator")
     loop.fetch()
     got = steps(events)
-    assert len(got) == 4
+    assert len(got) == 4 and clock.unit == "fetch"
     assert [s["updates"] for s in got] == [2, 2, 2, 2] and [s["batches"] for s in got] == [1, 1, 1, 1]
 
 

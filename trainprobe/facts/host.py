@@ -50,7 +50,7 @@ FACTS = {
                         "virtual disks often say so wrongly)."),
     "network_storage": ("bool", "The data/script folder is on network storage (NFS, CIFS, FUSE)."),
     "swap_used_max": ("bytes", "Most swap in use during the run."),
-    "top_host_function": ("text", "The script's own function with the most self time in the "
+    "top_host_function": ("text", "The script's own function (not a module's forward) with the most self time in the "
                           "training process (cProfile window): 'file:line function'."),
     "top_host_function_name": ("text", "That function's name alone (for titles)."),
     "top_host_function_share": ("share", "Its self time over the profiled window: its share of the "
@@ -95,9 +95,13 @@ def _sample_facts(record: RunRecord) -> dict[str, object]:
     }
 
 
+_MODEL_METHODS = frozenset({"forward", "_forward", "__call__", "_call_impl"})
+
+
 def _hotspot_facts(record: RunRecord) -> dict[str, object]:
     hot = record.hotspots
-    mine = [f for f in hot.main if f.user_code]
+    # A module's forward runs inside the forward phase (the hooks time it), not in the loop's own code.
+    mine = [f for f in hot.main if f.user_code and f.function not in _MODEL_METHODS]
     if not hot.availability.available or not mine or hot.window <= 0:
         return {}
     top = max(mine, key=lambda f: f.self_time)

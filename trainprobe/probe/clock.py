@@ -118,7 +118,8 @@ class StepClock:
         self._backwards = 0  # backward calls outside optimizer steps
         self._forwards = 0  # top-level forwards
         self._loader: object = None  # the loader whose batch began the step
-        self._fetched_since_update = False
+        self._fetches = 0  # DataLoader batches fetched so far
+        self._fetches_at_step: dict[int, int] = {}  # id(optimizer) -> fetches when it last stepped
         self._epoch_pending = False  # a DataLoader iterator was made: the next step begins an epoch
         self._lr: Optional[float] = None  # the learning rate the step's first optimizer step used
         # What the run has shown so far.
@@ -215,7 +216,7 @@ class StepClock:
     def on_fetch(self, loader: object) -> None:
         """A DataLoader batch is about to be fetched; may end the step (and raise ProbeStop)."""
         self.fetch_seen = True
-        self._fetched_since_update = True
+        self._fetches += 1
         busy = self._forwards or self._backwards or self._updates  # more than fetching so far
         if self._step_start is not None and busy:
             unit = self.unit
@@ -269,14 +270,14 @@ class StepClock:
         if self.unit is None or self.unit in _PROVISIONAL:
             self._decide("fetch" if self._batches else "optimizer")
             self._closer = optimizer
-        elif self.unit == "fetch" and repeated and not self._fetched_since_update:
+        elif self.unit == "fetch" and repeated and self._fetches_at_step.get(id(optimizer)) == self._fetches:
             # The same optimizer stepped again with no batch fetched in between: this loop's
             # iterations do not fetch (batches made ahead of time). Its optimizers delimit them.
             self._decide("optimizer")
             self._closer = optimizer
         elif self.unit == "optimizer" and not repeated and not first:
             self._closer = optimizer  # a second optimizer in the iteration (a GAN): it steps last
-        self._fetched_since_update = False
+        self._fetches_at_step[id(optimizer)] = self._fetches
         if self.unit == "optimizer" and optimizer is self._closer:
             self._end_step("optimizer")
 

@@ -1,0 +1,96 @@
+"""Training loops of the shapes a step must survive, one per --shape:
+
+gan          a GAN: two optimizers per batch (discriminator, then generator)
+accumulate   gradient accumulation: 4 micro-batches per optimizer step
+lbfgs        a closure-based optimizer (LBFGS runs forward and backward inside step())
+closure      a framework-style loop: the whole training step in a closure passed to step()
+nooptim      no optimizer object: a hand-written SGD update after backward
+handmade     no DataLoader: batches built by hand, one optimizer
+
+Prints "ITERATIONS n" at the end so a test can count them.
+"""
+import argparse
+
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, TensorDataset
+
+p = argparse.ArgumentParser()
+p.add_argument("--shape", required=True)
+p.add_argument("--iterations", type=int, default=400)
+args = p.parse_args()
+torch.manual_seed(0)
+data = TensorDataset(torch.randn(4096, 32), torch.randint(0, 4, (4096,)))
+loader = DataLoader(data, batch_size=16, shuffle=True)
+model = nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 4))
+loss_fn = nn.CrossEntropyLoss()
+done = 0
+
+
+def batches():
+    while True:
+        for batch in loader:
+            yield batch
+
+
+if args.shape == "gan":
+    gen, disc = nn.Linear(8, 32), nn.Sequential(nn.Linear(32, 16), nn.ReLU(), nn.Linear(16, 1))
+    opt_g, opt_d = torch.optim.Adam(gen.parameters()), torch.optim.Adam(disc.parameters())
+    bce = nn.BCEWithLogitsLoss()
+    for real, _ in batches():
+        fake = gen(torch.randn(real.shape[0], 8))
+        opt_d.zero_grad()
+        d_loss = bce(disc(real), torch.ones(real.shape[0], 1)) + bce(disc(fake.detach()), torch.zeros(real.shape[0], 1))
+        d_loss.backward()
+        opt_d.step()
+        opt_g.zero_grad()
+        bce(disc(fake), torch.ones(real.shape[0], 1)).backward()
+        opt_g.step()
+        done += 1
+        if done == args.iterations:
+            break
+elif args.shape == "accumulate":
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    micro = 0
+    for x, y in batches():
+        (loss_fn(model(x), y) / 4).backward()
+        micro += 1
+        if micro % 4 == 0:
+            opt.step()
+            opt.zero_grad()
+            done += 1
+            if done == args.iterations:
+                break
+elif args.shape in ("lbfgs", "closure"):
+    opt = torch.optim.LBFGS(model.parameters(), max_iter=4) if args.shape == "lbfgs" \
+        else torch.optim.SGD(model.parameters(), lr=0.01)
+    for x, y in batches():
+        def closure():
+            opt.zero_grad()
+            loss = loss_fn(model(x), y)
+            loss.backward()
+            return loss
+        opt.step(closure)
+        done += 1
+        if done == args.iterations:
+            break
+elif args.shape == "nooptim":
+    for x, y in batches():
+        model.zero_grad()
+        loss_fn(model(x), y).backward()
+        with torch.no_grad():
+            for param in model.parameters():
+                param -= 0.01 * param.grad
+        done += 1
+        if done == args.iterations:
+            break
+elif args.shape == "handmade":
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    for _ in range(args.iterations):
+        idx = torch.randint(0, 4096, (16,))
+        x, y = data.tensors[0][idx], data.tensors[1][idx]
+        opt.zero_grad()
+        loss_fn(model(x), y).backward()
+        opt.step()
+        done += 1
+print("ITERATIONS", done)

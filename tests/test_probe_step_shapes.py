@@ -1,0 +1,47 @@
+"""A step is one iteration of the training loop, whatever its shape: run real loops under the probe
+(the --full run lets each finish its iterations) and count."""
+
+from __future__ import annotations
+
+import pytest
+
+from probe_helpers import SCRIPTS, diagnose
+from trainprobe.facts import compute_facts, facts_by_name
+
+pytestmark = pytest.mark.slow
+
+ITERATIONS = 60
+
+
+def _run(tmp_path, shape):
+    proc, record = diagnose(tmp_path / shape, "--full", "--warmup-steps", "2", "--window", "1",
+                            str(SCRIPTS / "shapes.py"), "--shape", shape, "--iterations", str(ITERATIONS))
+    assert proc.returncode == 0, proc.stderr
+    return record, facts_by_name(compute_facts(record))
+
+
+@pytest.mark.parametrize("shape, unit, updates, batches", [
+    ("gan", "fetch", 2, 1),
+    ("accumulate", "fetch", 1, 4),
+    ("lbfgs", "fetch", 1, 1),
+    ("closure", "fetch", 1, 1),
+    ("nooptim", "fetch", 0, 1),
+    ("handmade", "optimizer", 1, 0),
+])
+def test_each_loop_shape_gives_one_step_per_iteration(tmp_path, shape, unit, updates, batches):
+    record, values = _run(tmp_path, shape)
+    training = [s for s in record.steps if not s.validation]
+    # The last iteration ends with the script; gradient accumulation's first micro-batches come before
+    # the first optimizer step tells the clock they belong together.
+    assert ITERATIONS - 1 <= len(training) <= ITERATIONS + (3 if shape == "accumulate" else 0), len(training)
+    assert values["step_unit"] == unit
+    assert values["updates_per_step"] == updates and values["batches_per_step"] == batches
+    if batches:
+        assert values["samples_per_step"] == 16 * batches
+
+
+def test_a_closures_own_code_is_not_optimizer_time(tmp_path):
+    record, values = _run(tmp_path, "closure")
+    # SGD's own update is small; the closure's zero_grad and loss glue are the loop's code.
+    assert values["optimizer_per_step"] < values["forward_per_step"] + values["backward_per_step"]
+    assert values["forward_per_step"] > 0 and values["backward_per_step"] > 0
