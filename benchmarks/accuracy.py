@@ -1,4 +1,18 @@
-"""How accurate is trainprobe? Diagnose every sample script and compare with what it planted.
+"""How accurate is trainprobe? On the sample gallery, and on real third-party training scripts.
+
+Two sets:
+
+* **the gallery**: the scripts in sample_scripts/, each planting one problem;
+* **real scripts**: public training scripts nobody here wrote (pytorch/examples,
+  minGPT, nanoGPT, PyTorch-GAN, Hugging Face, Lightning, tutorials...), run
+  offline with generated data. Their code is not in this repository: each one
+  is a recorded run, ``tests/data/runs/real/NAME.cpu.run.json``, beside
+  ``NAME.expect.toml``, what an expert wrote down about the script before
+  looking at trainprobe's answer (source, commit, arguments, the verdict and
+  the findings to expect or allow). Without ``--corpus`` the current rules are
+  applied again to the recorded runs; with ``--corpus DIR`` (a folder holding
+  ``NAME/run.sh``, which runs the script under trainprobe into the folder it is
+  given) every script is run again, and ``--record`` keeps the new runs.
 
 Each script in sample_scripts/ states in its ``TRAINPROBE_SAMPLE`` header the
 verdict and the rule ids a diagnosis must report on a CPU-only run and on a
@@ -21,6 +35,12 @@ precision = hits / (hits + false positives), recall = hits / expected.
     python benchmarks/accuracy.py                 # every sample, this machine's device
     python benchmarks/accuracy.py --ci --markdown # CI's fast subset, as a Markdown table
     python benchmarks/accuracy.py --samples clean_mlp,item_every_step --out runs/
+    python benchmarks/accuracy.py --set real      # the recorded real-script runs, scored again
+    python benchmarks/accuracy.py --set real --corpus /work/corpus --record   # run them again
+
+For real scripts a verdict is **right** when it is the expert's, and
+**acceptable** when it is one the expert wrote down beforehand as also
+defensible; both rates are printed.
 
 Exit status 0 even when accuracy is imperfect, unless --min-recall is given.
 """
@@ -50,6 +70,7 @@ __all__ = ["Sample", "Result", "load_samples", "load_rules", "run_diagnose", "sc
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES_DIR = ROOT / "sample_scripts"
+REAL_DIR = ROOT / "tests" / "data" / "runs" / "real"
 GPU_RECORD = ROOT / "tests" / "data" / "gpu" / "accuracy.json"
 CATEGORIES = ("input", "host", "launch", "sync", "copy", "compute", "memory", "communication")
 HEADER_KEYS = ("plants", "verdict", "findings", "clean", "ci", "args")
@@ -74,6 +95,8 @@ class Sample:
     clean: bool
     ci: bool
     args: tuple[str, ...]
+    acceptable: tuple[str, ...] = ()  # real scripts: verdicts the expert also called defensible
+    source: str = ""  # real scripts: "owner/repo path@commit"
 
 
 @dataclass
@@ -122,6 +145,12 @@ class Result:
             return None
         return self.verdict == self.expected_verdict
 
+    @property
+    def verdict_acceptable(self) -> Optional[bool]:
+        if self.verdict_ok is None:
+            return None
+        return self.verdict_ok or self.verdict in self.sample.acceptable
+
 
 def read_header(path: Path) -> dict:
     """The TRAINPROBE_SAMPLE dict of a script, read without running it."""
@@ -146,6 +175,64 @@ def load_samples(directory: Path = SAMPLES_DIR) -> list[Sample]:
                               findings=h["findings"], allow=h.get("allow", {}), clean=bool(h["clean"]),
                               ci=bool(h["ci"]), args=tuple(h["args"])))
     return samples
+
+
+def load_real(directory: Path = REAL_DIR) -> list[Sample]:
+    """The real third-party scripts: one expect.toml each (and its recorded run beside it)."""
+    out = []
+    for path in sorted(directory.glob("*.expect.toml")):
+        with open(path, "rb") as f:
+            data = tomllib.load(f)
+        expert = data["expert"]
+        name = path.name.removesuffix(".expect.toml")
+        out.append(Sample(
+            name=name, path=directory / f"{name}.cpu.run.json", plants=expert.get("why", "").strip(),
+            verdict={"cpu": expert["verdict"], "gpu": None},
+            findings={"cpu": list(expert.get("expected_findings", [])), "gpu": []},
+            allow={"cpu": list(expert.get("allowed_findings", []))}, clean=False, ci=False, args=(),
+            acceptable=tuple(expert.get("acceptable_verdicts", [])),
+            source=f"{data.get('source', '')} {data.get('path', '')}@{str(data.get('commit', ''))[:7]}"))
+    return out
+
+
+def score_record(sample: Sample, record_path: Path) -> Result:
+    """The current rules applied to a recorded run, in this process."""
+    from trainprobe.api import analyze
+    from trainprobe.record import RunRecord
+
+    result = Result(sample=sample, device="cpu", run_dir=str(record_path.parent))
+    try:
+        record = RunRecord.load(record_path)
+    except (OSError, ValueError) as exc:
+        result.status, result.error = "error", f"cannot read {record_path.name}: {exc}"
+        return result
+    diagnosis = analyze(record)
+    result.status = record.outcome.status
+    result.duration = record.outcome.duration
+    result.startup = record.outcome.startup
+    result.wall = record.outcome.duration
+    result.verdict = diagnosis.verdict.category
+    result.found = {f.id: f.severity for f in diagnosis.findings}
+    return result
+
+
+def run_real(sample: Sample, corpus: Path, out_dir: Path, timeout: float) -> Result:
+    """Run a real script again through its corpus run.sh, and score the new record."""
+    script = corpus / sample.name / "run.sh"
+    if not script.exists():
+        result = Result(sample=sample, device="cpu")
+        result.status, result.error = "error", f"no {script}"
+        return result
+    start = time.monotonic()
+    try:
+        subprocess.run(["bash", str(script), str(out_dir)], capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        result = Result(sample=sample, device="cpu", wall=time.monotonic() - start)
+        result.status, result.error = "error", f"timed out after {timeout:.0f} s"
+        return result
+    result = score_record(sample, out_dir / "run.json")
+    result.wall = time.monotonic() - start
+    return result
 
 
 def rules_folder() -> Path:
@@ -353,6 +440,44 @@ HEADERS = ["sample", "expected verdict", "found verdict", "expected findings",
            "found (above info, + expected info)", "false positives", "time"]
 
 
+REAL_HEADERS = ["script", "expert's verdict (also defensible)", "found verdict", "expected findings",
+                "found (above info, + expected info)", "false warnings"]
+
+
+def render_real(results: list[Result], markdown: bool, machine: str) -> str:
+    rows = []
+    for r in results:
+        if r.status == "error":
+            found_v = f"ERROR: {r.error}"
+        else:
+            mark = " right" if r.verdict_ok else (" acceptable" if r.verdict_acceptable else " WRONG")
+            found_v = f"{r.verdict}{mark}" + ("" if r.status in ("completed", "stopped") else f" [{r.status}]")
+        others = [v for v in r.sample.acceptable if v != r.expected_verdict]
+        expected_v = r.expected_verdict + (f" ({', '.join(others)})" if others else "")
+        found = _ids(r.hits + [i for i in r.above_info if i not in r.hits], r.found)
+        missed = f" / missed: {_ids(r.misses)}" if r.misses else ""
+        rows.append([f"{r.sample.name} ({r.sample.source.strip()})", expected_v, found_v, _ids(r.expected),
+                     found + missed, _ids(r.false_positives)])
+    totals = score(results)
+    acceptable = sum(1 for r in results if r.verdict_acceptable)
+    scored = sum(1 for r in results if r.verdict_acceptable is not None)
+    lines = []
+    if markdown:
+        lines.append(f"Real third-party scripts, recorded on {machine}.\n")
+        lines.append("| " + " | ".join(REAL_HEADERS) + " |")
+        lines.append("|" + "---|" * len(REAL_HEADERS))
+        lines += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in rows]
+    else:
+        lines += ["  ".join(row) for row in [REAL_HEADERS] + rows]
+    lines.append("")
+    lines.append(f"Real scripts: verdict right {_pct(totals.verdict_accuracy)} ({totals.verdict_right} of "
+                 f"{totals.verdict_scored}), right or acceptable {_pct(acceptable / scored if scored else None)} "
+                 f"({acceptable} of {scored}); findings precision {_pct(totals.precision)} ({totals.hits} hits, "
+                 f"{totals.false_positives} false warnings), recall {_pct(totals.recall)} ({totals.hits} of "
+                 f"{totals.expected} expected).")
+    return "\n".join(lines)
+
+
 def render(results: list[Result], coverage: list[tuple[str, str, str]], device: str, markdown: bool,
            machine: str) -> str:
     totals = score(results)
@@ -402,6 +527,12 @@ def machine_description(device: str) -> str:
 
 def parse_args(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--set", dest="which", choices=("gallery", "real", "both"), default="gallery",
+                   help="the sample gallery, the real third-party scripts, or both (default: gallery)")
+    p.add_argument("--corpus", type=Path, default=None,
+                   help="real scripts: run them again from this folder's NAME/run.sh (default: score the recordings)")
+    p.add_argument("--record", action="store_true",
+                   help="with --corpus: keep the new runs as tests/data/runs/real/NAME.cpu.run.json")
     p.add_argument("--ci", action="store_true", help="only the samples marked ci=True (CI's fast subset)")
     p.add_argument("--samples", default="", help="comma-separated sample names (default: all)")
     p.add_argument("--device", choices=("cpu", "gpu"), default=None, help="which expectations to score (default: detect)")
@@ -417,8 +548,36 @@ def parse_args(argv=None) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
+def real_main(args) -> int:
+    scripts = load_real()
+    if args.samples:
+        wanted = {s.strip() for s in args.samples.split(",") if s.strip()}
+        scripts = [s for s in scripts if s.name in wanted]
+    results = []
+    for s in scripts:
+        if args.corpus is None:
+            results.append(score_record(s, s.path))
+            continue
+        print(f"[{len(results) + 1}/{len(scripts)}] {s.name} ...", file=sys.stderr, flush=True)
+        out_dir = Path(tempfile.mkdtemp(prefix=f"trainprobe-real-{s.name}-")) / "run"
+        r = run_real(s, args.corpus, out_dir, args.timeout)
+        print(f"    {r.status}: verdict {r.verdict}, found {sorted(r.found)} ({r.wall:.0f} s)"
+              + (f" {r.error}" if r.error else ""), file=sys.stderr, flush=True)
+        if args.record and (out_dir / "run.json").exists():
+            shutil.copy(out_dir / "run.json", s.path)
+        results.append(r)
+    machine = args.machine or machine_description("cpu")
+    print(render_real(results, args.markdown, machine))
+    return 0
+
+
 def main(argv=None) -> int:
     args = parse_args(argv)
+    if args.which in ("real", "both"):
+        code = real_main(args)
+        if args.which == "real":
+            return code
+        print()
     device = args.device or detect_device()
     samples = load_samples()
     if args.samples:

@@ -333,6 +333,7 @@ class ProfilerSummary(JsonMixin):
     # optimizer, ... and "other": the loop's own code), from the phases' ranges in the trace.
     op_time_by_phase: dict[str, float] = field(default_factory=dict)
     cheap_op_time: Optional[float] = None  # median self time of ops that do no arithmetic: an op's fixed cost
+    small_op_time_share: Optional[float] = None  # of the loop's op time, the share in ops under 10 µs each
     sync_time_per_step: Optional[float] = None
     gpu_idle_share: Optional[float] = None  # share of the window with no kernel running
     matmul_conv_share: Optional[float] = None  # of device (or CPU) op time

@@ -33,6 +33,9 @@ FACTS = {
                       "is torch ops (model math or tensor work), not Python."),
     "loop_python_share": ("share", "The part of the step in the loop's own Python: other minus the torch ops "
                           "it ran (loop_op_share) and the measured sync waits."),
+    "small_op_time_share": ("share", "Of the loop's op time, the share spent in ops that each took under "
+                            "10 µs: mostly their fixed cost (dispatch, setup), which fusing or batching "
+                            "saves. A few large matmuls among many tiny ops keep it low."),
     "cheap_op_time": ("s", "What calling one op costs here: median self CPU time of ops that do no "
                       "arithmetic (view, transpose, reshape...)."),
     "framework_overhead_per_step": ("s", "The fixed cost of a step, whatever the batch size: the time "
@@ -152,6 +155,7 @@ def compute(record: RunRecord) -> dict[str, object]:
         **_loop_ops(record, step_time),
         **_framework_overhead(record),
         "cheap_op_time": prof.cheap_op_time,
+        "small_op_time_share": prof.small_op_time_share,
         "profiler_available": True,
         "cpu_op_time_per_step": prof.cpu_total / steps,
         "cuda_op_time_per_step": None if cuda is None else cuda / steps,

@@ -74,6 +74,17 @@ def _op_time_by_phase(ops: list[Any], steps: int) -> dict[str, float]:
     return {k: v / steps for k, v in out.items()}
 
 
+_SMALL_OP = 10e-6  # an op whose own time is below this is mostly its fixed cost (dispatch, setup)
+
+
+def _small_op_time_share(ops: list[Any]) -> Optional[float]:
+    """Share of the ops' self CPU time spent in ops each shorter than _SMALL_OP: the time a fused
+    or batched version would mostly save. A few large matmuls among many tiny ops keep it low."""
+    times = [e.self_cpu_time_total * _US for e in ops]
+    total = sum(times)
+    return sum(t for t in times if t < _SMALL_OP) / total if total > 0 else None
+
+
 def _median(values: list[float]) -> Optional[float]:
     if not values:
         return None
@@ -268,6 +279,7 @@ def summarize_profile(window: Any, with_cuda: bool, trace_path: Optional[str] = 
         tensor_creations_per_step=creations / steps,
         op_time_by_phase=by_phase,
         cheap_op_time=cheap,
+        small_op_time_share=_small_op_time_share(loop_ops),
         sync_calls=sync_counts,
         sync_time_per_step=sync_time / steps,
         gpu_idle_share=gpu_idle,

@@ -1,0 +1,127 @@
+"""Real third-party training scripts, recorded here with generated data (tests/data/runs/real/).
+
+Their code is not in this repository: each is a recorded run beside what an expert wrote about the
+script before looking at trainprobe's answer (NAME.expect.toml). These tests hold trainprobe to the
+issue's bar on them and pin each class of mistake it used to make to a recorded run that shows it.
+"""
+
+from __future__ import annotations
+
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from trainprobe.engine import diagnose
+from trainprobe.record import RunRecord
+
+ROOT = Path(__file__).resolve().parent.parent
+REAL = ROOT / "tests" / "data" / "runs" / "real"
+EXPECT = {p.name.removesuffix(".expect.toml"): tomllib.loads(p.read_text(encoding="utf-8"))["expert"]
+          for p in sorted(REAL.glob("*.expect.toml"))}
+
+
+def _load(name: str):
+    record = RunRecord.load(REAL / f"{name}.cpu.run.json")
+    return record, diagnose(record)
+
+
+@pytest.fixture(scope="module")
+def diagnosed():
+    return {name: _load(name) for name in EXPECT}
+
+
+def test_the_corpus_is_there():
+    assert len(EXPECT) >= 12
+    assert all((REAL / f"{name}.cpu.run.json").exists() for name in EXPECT)
+
+
+def test_at_least_nine_verdicts_in_ten_are_the_experts(diagnosed):
+    right = [n for n, (_r, d) in diagnosed.items() if d.verdict.category == EXPECT[n]["verdict"]]
+    assert len(right) >= 0.9 * len(EXPECT), sorted(set(EXPECT) - set(right))
+
+
+def test_no_warning_is_one_the_expert_would_call_false(diagnosed):
+    false = []
+    for name, (_record, diagnosis) in diagnosed.items():
+        allowed = set(EXPECT[name].get("expected_findings", [])) | set(EXPECT[name].get("allowed_findings", []))
+        false += [(name, f.id) for f in diagnosis.findings if f.severity != "info" and f.id not in allowed]
+    assert false == []
+
+
+def test_every_run_of_twenty_steps_has_both_profiles(diagnosed):
+    for name, (record, _diagnosis) in diagnosed.items():
+        if sum(1 for s in record.steps if not s.validation) >= 20:
+            assert record.profiler.availability.available, name
+            assert record.hotspots.availability.available, name
+
+
+# --- one recorded run per class of mistake (issue 13) ---------------------------------------------
+
+def test_thread_arithmetic_alone_is_no_oversubscription(diagnosed):
+    """super_resolution: 4 DataLoader workers on 2 cores, mostly idle: no contention was measured."""
+    record, diagnosis = diagnosed["pte_super_resolution"]
+    values = diagnosis.fact_values()
+    assert values["num_workers"] == 4 and values["usable_cores"] == 2
+    assert values["main_cpu_wait_share"] < 0.2
+    assert "cpu-oversubscription" not in {f.id for f in diagnosis.findings}
+
+
+def test_a_gan_iteration_is_one_step_with_both_optimizers(diagnosed):
+    for name in ("gan_gan", "lightning_gan"):
+        _record, diagnosis = diagnosed[name]
+        values = diagnosis.fact_values()
+        assert values["updates_per_step"] == 2 and values["batches_per_step"] == 1, name
+        assert values["step_unit"] == "fetch", name
+
+
+def test_a_loop_without_optimizer_object_or_dataloader(diagnosed):
+    record, diagnosis = diagnosed["tut_char_rnn_classification"]
+    assert diagnosis.fact_values()["step_unit"] == "backward"
+    assert record.settings.optimizers == ()
+
+
+def test_a_short_run_is_run_again_with_fitted_windows(diagnosed):
+    record, _diagnosis = diagnosed["lightning_gan"]
+    assert any("second run with windows fitted" in note for note in record.notes)
+    assert record.profiler.availability.available and record.hotspots.availability.available
+
+
+def test_a_schedule_written_by_hand_is_a_schedule(diagnosed):
+    for name in ("nanogpt",):
+        _record, diagnosis = diagnosed[name]
+        assert diagnosis.fact_values()["lr_varied"] is True, name
+        assert "no-lr-schedule" not in {f.id for f in diagnosis.findings}, name
+
+
+def test_outside_load_is_said(diagnosed):
+    _record, diagnosis = diagnosed["pte_mnist_rnn_under_load"]
+    finding = next(f for f in diagnosis.findings if f.id == "outside-cpu-load")
+    assert diagnosis.fact_values()["outside_cpu_cores"] >= 0.5
+    assert "other programs" in finding.title
+
+
+def test_a_model_called_through_forward_directly_is_compute(diagnosed):
+    """mnist_forward_forward trains each layer through layer.forward(x): the hooks never see it, and its
+    matmuls ran in the loop's own code. They are compute, not host overhead."""
+    _record, diagnosis = diagnosed["pte_mnist_forward_forward"]
+    values = diagnosis.fact_values()
+    assert values["loop_op_share"] > 0.3
+    assert "host-overhead-in-loop" not in {f.id for f in diagnosis.findings}
+    assert diagnosis.verdict.category == "compute"
+
+
+def test_loading_in_the_main_process_is_named_with_what_it_spends_on(diagnosed):
+    _record, diagnosis = diagnosed["pte_vae"]
+    values = diagnosis.fact_values()
+    assert values["num_workers"] == 0 and values["input_transform_share"] is not None
+    assert diagnosis.verdict.category == "input"
+
+
+def test_batches_made_with_torch_ops_in_a_tiny_model_are_launch_bound(diagnosed):
+    """regression builds each batch with torch ops in its own get_batch() and trains Linear(4, 1):
+    the loop's ops are tiny, and the verdict is launch, not the loop's Python."""
+    _record, diagnosis = diagnosed["pte_regression"]
+    assert diagnosis.verdict.category == "launch"
+    assert diagnosis.fact_values()["loop_op_share"] > 0.2
