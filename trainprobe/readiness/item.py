@@ -115,6 +115,7 @@ class Item:
     key: str
     title: str
     grade: Grader
+    order: int = 1000  # where the checklist shows it (lower first)
     measure: Optional[Measure] = None
     benchmark: Optional[Benchmark] = None
     requirements: tuple[Requirement, ...] = ()

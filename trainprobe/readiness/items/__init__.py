@@ -3,25 +3,28 @@
 Each module defines ``ITEM`` (:class:`~trainprobe.readiness.item.Item`): key,
 title, how it is measured (a quick function or a benchmark in a child
 process), how it is graded, and the expect file's ``[require]`` keys it reads.
-Collecting, grading and the expect file use this registry only. To add an
-item, write its module and list it here.
+Collecting, grading and the expect file use this registry only. The registry
+finds every module of this package that defines ``ITEM`` and lists them by
+``Item.order``: to add an item, write its module (and its test).
 """
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
+
 from ..item import NO_GPU_REASON, Item, Requirement
 from ..results import MachineFacts, Measurement
-from . import (cpu_cores, cuda_driver, cudnn, disk_free, disk_read, disk_type, gpu, gpu_clocks, gpu_features,
-               gpu_memory, gpu_pcie, h2d, jpeg_decode, matmul_cpu, matmul_gpu, pillow, python, ram, shm, swap,
-               torch, torchvision, train_benchmark)
 
 __all__ = ["ITEMS", "QUICK", "BENCHMARKS", "BY_KEY", "REQUIREMENTS", "item", "measure", "measure_quick"]
 
-ITEMS: tuple[Item, ...] = tuple(m.ITEM for m in (
-    python, torch, torchvision, cuda_driver, gpu, gpu_memory, gpu_features, gpu_clocks, gpu_pcie, cudnn,
-    cpu_cores, ram, swap, shm, disk_free, disk_type, pillow,
-    jpeg_decode, disk_read, matmul_cpu, matmul_gpu, h2d, train_benchmark,
-))
+def _discover() -> tuple[Item, ...]:
+    found = [getattr(importlib.import_module(f"{__name__}.{info.name}"), "ITEM", None)
+             for info in pkgutil.iter_modules(__path__)]
+    return tuple(sorted((i for i in found if isinstance(i, Item)), key=lambda i: (i.order, i.key)))
+
+
+ITEMS: tuple[Item, ...] = _discover()
 QUICK = tuple(i for i in ITEMS if i.measure is not None)
 BENCHMARKS = tuple(i for i in ITEMS if i.benchmark is not None)
 BY_KEY = {i.key: i for i in ITEMS}

@@ -37,4 +37,4 @@ def grade(m: Measurement, ex: Expectations, f: MachineFacts, req: bool) -> Grade
                      "few cores for DataLoader workers: data loading and augmentation may starve the GPU")
 
 
-ITEM = Item("cpu_cores", "Usable CPU cores", grade, measure=measure, requirements=(Requirement("cores", "count"),))
+ITEM = Item("cpu_cores", "Usable CPU cores", grade, order=110, measure=measure, requirements=(Requirement("cores", "count"),))

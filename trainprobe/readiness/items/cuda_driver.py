@@ -47,4 +47,4 @@ def grade(m: Measurement, ex: Expectations, f: MachineFacts, req: bool) -> Grade
     return grade_of(m, PASS, threshold, required=req)
 
 
-ITEM = Item("cuda_driver", "CUDA build vs driver", grade, measure=measure, grades_missing=True)
+ITEM = Item("cuda_driver", "CUDA build vs driver", grade, order=40, measure=measure, grades_missing=True)

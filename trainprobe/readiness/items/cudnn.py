@@ -32,4 +32,4 @@ def grade(m: Measurement, ex: Expectations, f: MachineFacts, req: bool) -> Grade
     return grade_of(m, PASS, "available", required=req)
 
 
-ITEM = Item("cudnn", "cuDNN", grade, measure=measure, grades_missing=True)
+ITEM = Item("cudnn", "cuDNN", grade, order=100, measure=measure, grades_missing=True)

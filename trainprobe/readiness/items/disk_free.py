@@ -31,4 +31,4 @@ def grade(m: Measurement, ex: Expectations, f: MachineFacts, req: bool) -> Grade
                      "larger disk", req, "datasets, checkpoints and caches need room", fail_below=FAIL_GB)
 
 
-ITEM = Item("disk_free", "Free disk", grade, measure=measure, requirements=(Requirement("disk_free_gb"),))
+ITEM = Item("disk_free", "Free disk", grade, order=150, measure=measure, requirements=(Requirement("disk_free_gb"),))

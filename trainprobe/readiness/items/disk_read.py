@@ -26,7 +26,7 @@ def grade(m: Measurement, ex: Expectations, f: MachineFacts, req: bool) -> Grade
     return g
 
 
-ITEM = Item("disk_read", "Data read throughput", grade,
+ITEM = Item("disk_read", "Data read throughput", grade, order=190,
             benchmark=Benchmark("disk_read", ("--seconds", "5", "--max-mb", "512"), timeout=60, unit="MB/s",
                                 needs_data=True),
             requirements=(Requirement("disk_read_mb_s"),))

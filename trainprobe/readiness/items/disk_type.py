@@ -58,4 +58,4 @@ def grade(m: Measurement, ex: Expectations, f: MachineFacts, req: bool) -> Grade
     return grade_of(m, PASS, threshold, required=req)
 
 
-ITEM = Item("disk_type", "Data disk type", grade, measure=measure, requirements=(Requirement("ssd", "flag"),))
+ITEM = Item("disk_type", "Data disk type", grade, order=160, measure=measure, requirements=(Requirement("ssd", "flag"),))

@@ -57,4 +57,4 @@ def grade(m: Measurement, ex: Expectations, f: MachineFacts, req: bool) -> Grade
     return grade_of(m, PASS, threshold, required=req)
 
 
-ITEM = Item("gpu", "GPU", grade, measure=measure, requirements=(Requirement("gpu", "flag"),))
+ITEM = Item("gpu", "GPU", grade, order=50, measure=measure, requirements=(Requirement("gpu", "flag"),))

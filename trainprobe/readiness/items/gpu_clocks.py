@@ -52,4 +52,4 @@ def grade(m: Measurement, ex: Expectations, f: MachineFacts, req: bool) -> Grade
     return grade_of(m, PASS, threshold, required=req)
 
 
-ITEM = Item("gpu_clocks", "GPU throttling, power cap", grade, measure=measure, needs_gpu=True)
+ITEM = Item("gpu_clocks", "GPU throttling, power cap", grade, order=80, measure=measure, needs_gpu=True)

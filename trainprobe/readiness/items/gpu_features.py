@@ -72,6 +72,6 @@ def grade(m: Measurement, ex: Expectations, f: MachineFacts, req: bool) -> Grade
     return grade_of(m, PASS, threshold, required=req)
 
 
-ITEM = Item("gpu_features", "GPU compute capability", grade, measure=measure, needs_gpu=True,
+ITEM = Item("gpu_features", "GPU compute capability", grade, order=70, measure=measure, needs_gpu=True,
             requirements=(Requirement("compute_capability", "version"), Requirement("bf16", "flag"),
                           Requirement("tf32", "flag")))

@@ -30,5 +30,5 @@ def grade(m: Measurement, ex: Expectations, f: MachineFacts, req: bool) -> Grade
                      "models and batches of the course may not fit in GPU memory")
 
 
-ITEM = Item("gpu_memory", "GPU memory", grade, measure=measure, needs_gpu=True,
+ITEM = Item("gpu_memory", "GPU memory", grade, order=60, measure=measure, needs_gpu=True,
             requirements=(Requirement("gpu_memory_gb"),))

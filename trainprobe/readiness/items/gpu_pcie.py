@@ -37,4 +37,4 @@ def grade(m: Measurement, ex: Expectations, f: MachineFacts, req: bool) -> Grade
     return grade_of(m, PASS, threshold, note, required=req)
 
 
-ITEM = Item("gpu_pcie", "GPU PCIe link", grade, measure=measure, needs_gpu=True)
+ITEM = Item("gpu_pcie", "GPU PCIe link", grade, order=90, measure=measure, needs_gpu=True)

@@ -33,5 +33,5 @@ def grade(m: Measurement, ex: Expectations, f: MachineFacts, req: bool) -> Grade
     return grade_of(m, PASS, threshold, note, required=req)
 
 
-ITEM = Item("h2d", "Host-to-GPU copy bandwidth", grade, needs_gpu=True,
+ITEM = Item("h2d", "Host-to-GPU copy bandwidth", grade, order=220, needs_gpu=True,
             benchmark=Benchmark("h2d", ("--seconds", "2"), timeout=90, unit="GB/s", needs_torch=True))

@@ -23,6 +23,6 @@ def grade(m: Measurement, ex: Expectations, f: MachineFacts, req: bool) -> Grade
     return with_note(g, f"~{m.value * cores:,.0f} images/s with all {cores} usable cores (500x375 JPEG, decode only)")
 
 
-ITEM = Item("jpeg_decode", "JPEG decode per core", grade,
+ITEM = Item("jpeg_decode", "JPEG decode per core", grade, order=180,
             benchmark=Benchmark("jpeg_decode", ("--seconds", "3"), timeout=60, unit="images/s/core"),
             requirements=(Requirement("jpeg_decode_per_core"),))

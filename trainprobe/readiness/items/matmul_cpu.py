@@ -18,5 +18,5 @@ def grade(m: Measurement, ex: Expectations, f: MachineFacts, req: bool) -> Grade
                     required=req)
 
 
-ITEM = Item("matmul_cpu", "CPU matmul (fp32)", grade,
+ITEM = Item("matmul_cpu", "CPU matmul (fp32)", grade, order=200,
             benchmark=Benchmark("matmul_cpu", ("--seconds", "2"), timeout=60, unit="GFLOP/s", needs_torch=True))

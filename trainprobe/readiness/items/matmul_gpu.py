@@ -32,5 +32,5 @@ def grade(m: Measurement, ex: Expectations, f: MachineFacts, req: bool) -> Grade
     return grade_of(m, PASS, threshold, note, required=req)
 
 
-ITEM = Item("matmul_gpu", "GPU matmul vs peak", grade, needs_gpu=True,
+ITEM = Item("matmul_gpu", "GPU matmul vs peak", grade, order=210, needs_gpu=True,
             benchmark=Benchmark("matmul_gpu", ("--seconds", "4"), timeout=120, unit="TFLOP/s", needs_torch=True))

@@ -34,4 +34,4 @@ def grade(m: Measurement, ex: Expectations, f: MachineFacts, req: bool) -> Grade
     return grade_of(m, PASS, threshold, note, required=req)
 
 
-ITEM = Item("pillow", "Pillow / JPEG library", grade, measure=measure, grades_missing=True)
+ITEM = Item("pillow", "Pillow / JPEG library", grade, order=170, measure=measure, grades_missing=True)

@@ -30,4 +30,4 @@ def grade(m: Measurement, ex: Expectations, f: MachineFacts, req: bool) -> Grade
                     f"install Python {need} or newer (e.g. a new conda or venv environment)", req)
 
 
-ITEM = Item("python", "Python", grade, measure=measure, requirements=(Requirement("python_min", "version"),))
+ITEM = Item("python", "Python", grade, order=10, measure=measure, requirements=(Requirement("python_min", "version"),))

@@ -25,4 +25,4 @@ def grade(m: Measurement, ex: Expectations, f: MachineFacts, req: bool) -> Grade
                      "little RAM: DataLoader workers and datasets held in memory may be killed")
 
 
-ITEM = Item("ram", "RAM", grade, measure=measure, requirements=(Requirement("ram_gb"),))
+ITEM = Item("ram", "RAM", grade, order=120, measure=measure, requirements=(Requirement("ram_gb"),))

@@ -28,4 +28,4 @@ def grade(m: Measurement, ex: Expectations, f: MachineFacts, req: bool) -> Grade
                      "'Bus error' or 'unable to write to file'", fail_below=FAIL_MIB / 1024)
 
 
-ITEM = Item("shm", "Shared memory /dev/shm", grade, measure=measure, requirements=(Requirement("shm_gb"),))
+ITEM = Item("shm", "Shared memory /dev/shm", grade, order=140, measure=measure, requirements=(Requirement("shm_gb"),))

@@ -30,4 +30,4 @@ def grade(m: Measurement, ex: Expectations, f: MachineFacts, req: bool) -> Grade
     return grade_of(m, PASS, threshold, required=req)
 
 
-ITEM = Item("swap", "Swap", grade, measure=measure)
+ITEM = Item("swap", "Swap", grade, order=130, measure=measure)

@@ -37,5 +37,5 @@ def grade(m: Measurement, ex: Expectations, f: MachineFacts, req: bool) -> Grade
                     f"pip install --upgrade 'torch>={need}' torchvision", req)
 
 
-ITEM = Item("torch", "PyTorch", grade, measure=measure, grades_missing=True,
+ITEM = Item("torch", "PyTorch", grade, order=20, measure=measure, grades_missing=True,
             requirements=(Requirement("torch_min", "version"),))

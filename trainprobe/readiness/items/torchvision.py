@@ -61,5 +61,5 @@ def grade(m: Measurement, ex: Expectations, f: MachineFacts, req: bool) -> Grade
     return grade_of(m, PASS, threshold, required=req)
 
 
-ITEM = Item("torchvision", "torchvision build", grade, measure=measure, grades_missing=True,
+ITEM = Item("torchvision", "torchvision build", grade, order=30, measure=measure, grades_missing=True,
             requirements=(Requirement("torchvision_min", "version"),))

@@ -34,7 +34,7 @@ def grade(m: Measurement, ex: Expectations, f: MachineFacts, req: bool) -> Grade
     return with_note(g, desc)
 
 
-ITEM = Item("train_benchmark", "Reference training benchmark", grade,
+ITEM = Item("train_benchmark", "Reference training benchmark", grade, order=230,
             benchmark=Benchmark("train", ("--seconds", "6"), timeout=180, unit="images/s", needs_torch=True,
                                 extra_args=_cores),
             requirements=(Requirement("images_per_second"),))
