@@ -10,8 +10,10 @@ that they add up to the step:
 * forward + backward + optimizer (+ eval forwards inside training steps) ->
   compute. On a GPU run whose CPU issues work slower than the GPU runs it
   (``cpu_cuda_ratio`` > 1), the GPU's idle time not explained by the other
-  classes moves from compute to launch. On a CPU-only run compute means the
-  CPU is busy with the model's math.
+  classes moves from compute to launch. On a CPU-only run the fixed cost of
+  calling ops (``dispatch_share``: Python, module calls and autograd's engine
+  between the ops, and ops too small to amortize their call) moves from
+  compute to launch, and compute means the CPU is busy with the model's math.
 
 memory and communication have no share of the split: they come from findings
 (an OOM, DataParallel) only. When the primary finding's recoverable time is
@@ -43,7 +45,7 @@ _SHARE_TEXT = {
     "copy": "spent copying to the device",
     "host": "the loop's own code",
     "sync": "spent waiting in host-device syncs",
-    "launch": "spent launching kernels while the GPU idles",
+    "launch": "spent launching work rather than computing (kernel launches, or on a CPU the fixed cost of calling ops)",
 }
 
 _DOMINANT = 0.3  # a class this large names the verdict even without a finding
@@ -74,6 +76,11 @@ def breakdown(facts: dict[str, object]) -> dict[str, float]:
     sync = min(_f(facts, "sync_share"), split["host"])
     split["host"] -= sync
     split["sync"] = sync
+    if facts.get("cpu_only") and facts.get("dispatch_share") is not None:
+        # On a CPU the model's phases hold the fixed cost of calling ops (Python, module calls,
+        # autograd's engine, ops too small to amortize their call) beside the arithmetic: launch.
+        split["launch"] = min(split["compute"], _f(facts, "dispatch_share"))
+        split["compute"] -= split["launch"]
     if facts.get("cuda_used") and _f(facts, "cpu_cuda_ratio") > 1.0:
         idle = facts.get("gpu_idle_share")
         if idle is None and facts.get("gpu_busy_share") is not None:

@@ -44,6 +44,9 @@ FACTS = {
                                     "in the profiled steps."),
     "framework_overhead_share": ("share", "framework_overhead_per_step over the profiled steps' mean "
                                  "duration."),
+    "dispatch_share": ("share", "The part of a step that is the fixed cost of calling ops rather than their "
+                       "arithmetic: the model's phases outside their ops, plus the time of ops that each "
+                       "took under 10 µs, over the profiled steps' mean duration."),
     "gpu_idle_share": ("share", "Share of the profiled window with no kernel running."),
     "syncs_per_step": ("per_step", "Host-device syncs per step (.item(), .cpu(), .tolist(), "
                        "synchronize)."),
@@ -127,8 +130,12 @@ def _framework_overhead(record: RunRecord) -> dict[str, object]:
                   for p in _MODEL_PHASES)
     overhead = outside + prof.ops_per_step * (prof.cheap_op_time or 0.0)
     duration = sum(s.duration for s in profiled) / n
-    return {"framework_overhead_per_step": overhead,
-            "framework_overhead_share": _at_most_one(ratio(overhead, duration))}
+    out = {"framework_overhead_per_step": overhead,
+           "framework_overhead_share": _at_most_one(ratio(overhead, duration))}
+    if prof.small_op_time_share is not None:
+        small = prof.small_op_time_share * sum(prof.op_time_by_phase.values())
+        out["dispatch_share"] = _at_most_one(ratio(outside + small, duration))
+    return out
 
 
 def _loop_ops(record: RunRecord, step_time: object) -> dict[str, object]:

@@ -386,6 +386,11 @@ class Instrumentation:
         self._depth += 1
         if self._depth != 1:
             return None
+        stack = self.clock._stack
+        if stack and stack[0] == "data_wait":
+            # A module called while the DataLoader makes a batch in this process (num_workers=0):
+            # torchvision's transforms (Resize, Normalize...) are modules. That is data loading.
+            return None
         training = module.training
         grad = torch.is_grad_enabled()
         phase = "forward" if training and grad else "eval"
