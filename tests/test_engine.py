@@ -378,3 +378,12 @@ def test_too_few_steady_steps_give_no_verdict_and_say_what_would_give_more():
 
 
 BY_RULE = {r.id: r for r in load_rules()[0]}
+
+
+def test_a_gain_states_its_base_and_its_interval_over_resamples():
+    result = diagnose(_waits([0.0, 0.1, 0.2, 0.15] * 10))
+    finding = next(f for f in result.findings if f.id == "dataloader-too-few-workers")
+    gain = finding.gain
+    assert gain.base == pytest.approx(result.fact_values()["step_time"])
+    assert gain.low is not None and gain.low < gain.seconds_per_step < gain.high
+    assert f"mean step; 95% interval" in gain.text

@@ -66,7 +66,10 @@ class Gain(JsonMixin):
 
     seconds_per_step: Optional[float] = None
     speedup: Optional[float] = None  # step-time ratio before/after, e.g. 2.5
-    text: str = ""  # "about 2.5× faster steps"
+    text: str = ""  # "about 2.5× faster steps (56 ms less in a 141 ms mean step; 95% interval 50–62 ms)"
+    base: Optional[float] = None  # the step time the gain is part of (the mean steady step, unless the rule says)
+    low: Optional[float] = None  # 95% interval of seconds_per_step over resamples of the steady steps
+    high: Optional[float] = None
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from typing import Sequence
 from ..findings import Diagnosis, Verdict
 from ..facts import compute_facts, facts_by_name
 from ..record import RunRecord
-from .evaluate import evaluate_rule, evaluate_rules
+from .evaluate import evaluate_rule, evaluate_rules, with_gain_interval
 from .rulefiles import RuleFileError, load_rule_file, load_rules
 from .rule import DOC_SECTIONS, Rule
 from .stability import stability
@@ -32,12 +32,16 @@ def diagnose(record: RunRecord, extra_rule_dirs: Sequence[Path] = ()) -> Diagnos
     findings, runtime_errors = evaluate_rules(rules, values)
     ranked = rank_findings(findings)
 
-    def decide(facts_values: dict[str, object]) -> Verdict:
-        return make_verdict(facts_values, rank_findings(evaluate_rules(rules, facts_values, render=False)[0]))
+    def decide(facts_values: dict[str, object]):
+        again = rank_findings(evaluate_rules(rules, facts_values, render=False)[0])
+        return make_verdict(facts_values, again), again
 
     try:
         verdict = make_verdict(values, ranked)
-        verdict = with_stability(verdict, stability(record, values, verdict, decide))
+        firmness = stability(record, values, verdict, decide)
+        verdict = with_stability(verdict, firmness)
+        if firmness is not None:
+            ranked = [with_gain_interval(f, firmness.gains.get(f.id)) for f in ranked]
     except Exception as exc:  # pylint: disable=broad-except  # the findings are still worth showing
         verdict = Verdict(category="unknown", headline=f"No verdict: {exc}")
     return Diagnosis(verdict=verdict, findings=tuple(ranked), facts=facts,

@@ -24,7 +24,7 @@ from typing import Callable, Optional
 
 from ..facts import recompute_step_facts
 from ..facts.window import MIN_STEADY_STEPS, steady_steps
-from ..findings import BORDERLINE, Verdict
+from ..findings import Finding, Verdict
 from ..record import PHASE_STEADY, RunRecord
 
 __all__ = ["RESAMPLES", "Stability", "stability"]
@@ -39,6 +39,7 @@ class Stability:
     alternative: Optional[str]  # the category most other resamples reached
     share_low: Optional[float]  # 95% interval of the verdict category's share of the step
     share_high: Optional[float]
+    gains: dict[str, tuple[float, float]] = dataclasses.field(default_factory=dict)  # finding id -> 95% interval
 
 
 def _resampled(record: RunRecord, rng: random.Random) -> RunRecord:
@@ -59,20 +60,29 @@ def _percentile(values: list[float], q: float) -> Optional[float]:
 
 
 def stability(record: RunRecord, values: dict[str, object], verdict: Verdict,
-              decide: Callable[[dict[str, object]], Verdict]) -> Optional[Stability]:
+              decide: Callable[[dict[str, object]], tuple[Verdict, list[Finding]]]) -> Optional[Stability]:
     """The verdict's agreement over resamples of the steady steps; ``values`` are the run's facts
-    and ``decide`` makes a verdict from facts (the rules and the verdict, as for the run itself).
-    None with too few steady steps."""
+    and ``decide`` makes a verdict and its findings from facts (the rules and the verdict, as for the
+    run itself). The findings' gains over the resamples give each gain its interval (a resample where
+    a finding does not fire counts as no gain). None with too few steady steps."""
     if len(steady_steps(record)) < MIN_STEADY_STEPS or verdict.category == "unknown":
         return None
     rng = random.Random(_SEED)
     categories: Counter[str] = Counter()
     shares = []
+    gains: dict[str, list[float]] = {}
     for _ in range(RESAMPLES):
-        again = decide(recompute_step_facts(_resampled(record, rng), values))
+        again, findings = decide(recompute_step_facts(_resampled(record, rng), values))
         categories[again.category] += 1
         shares.append(again.breakdown.get(verdict.category, 0.0))
+        for f in findings:
+            gains.setdefault(f.id, []).append(f.gain.seconds_per_step or 0.0)
     others = [(n, c) for c, n in categories.items() if c != verdict.category]
     alternative = max(others)[1] if others else None
+    intervals = {}
+    for fid, seen in gains.items():
+        seen += [0.0] * (RESAMPLES - len(seen))
+        intervals[fid] = (_percentile(seen, 0.025), _percentile(seen, 0.975))
     return Stability(agreement=categories[verdict.category] / RESAMPLES, alternative=alternative,
-                     share_low=_percentile(shares, 0.025), share_high=_percentile(shares, 0.975))
+                     share_low=_percentile(shares, 0.025), share_high=_percentile(shares, 0.975),
+                     gains=intervals)
