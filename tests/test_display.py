@@ -26,6 +26,7 @@ def test_sizes_rates_shares_ratios_counts():
     assert display.ratio(2.53) == "2.5×" and display.ratio(12.4) == "12×"
     assert display.count(36000) == "36,000"
     assert display.number(7) == "7" and display.number(12345) == "12,345" and display.number(0.01234) == "0.0123"
+    assert display.number(92.0) == "92" and display.number(92.5) == "92.5" and display.number(1.5) == "1.50"
     assert display.in_unit(1234.4, "images/s") == "1,234 images/s" and display.in_unit(3.2, "GB/s") == "3.20 GB/s"
 
 

@@ -331,8 +331,10 @@ def test_the_error_names_the_exact_line(tmp_path):
 # --- how firmly the steps support the verdict ---------------------------------------------------
 
 def _waits(waits):
-    """The CPU record with one steady step per value of ``waits`` (seconds waiting for data)."""
+    """The CPU record with one steady step per value of ``waits`` (seconds waiting for data); its math
+    runs on one thread, so workers on the other cores take nothing from it."""
     record = with_loader(with_env(cpu_record(), usable_cores=4, logical_cores=4), num_workers=0)
+    record = with_settings(record, torch_threads=1)
     steady = [s for s in record.steps if s.phase == "steady"]
     rest = [s for s in record.steps if s.phase != "steady"]
     steps = []

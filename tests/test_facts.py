@@ -15,7 +15,7 @@ import pytest
 from trainprobe.facts.window import steady_steps
 from trainprobe.findings import Fact
 from trainprobe.facts import FACT_CATALOG, compute_facts, facts_by_name
-from trainprobe.facts.input import suggest_num_workers
+from trainprobe.facts.input import MATH_PARALLEL_SHARE, suggest_num_workers, with_suggested_workers
 from trainprobe.record import RunRecord
 
 sys.path.insert(0, os.path.dirname(__file__))
@@ -113,6 +113,34 @@ def test_suggested_num_workers(cores, processes, expected):
     suggestion, reason = suggest_num_workers(cores, processes)
     assert suggestion == expected
     assert reason
+
+
+def test_step_with_workers_on_a_gpu_is_the_slower_of_the_loop_and_the_workers():
+    # 100 ms steps, 60 ms of them waiting for a batch that takes 60 ms to make.
+    run = {"step_time": 0.1, "data_wait_per_step": 0.06, "fetch_per_batch": 0.06, "batches_per_step": 1,
+           "num_workers": 0, "cpu_only": False, "usable_cores": 8, "torch_threads": 8, "compute_per_step": 0.03}
+    assert with_suggested_workers({**run, "suggested_num_workers": 6})["step_with_suggested_workers"] == \
+        pytest.approx(0.04)  # six workers make a batch every 10 ms: the loop's 40 ms rest is the step
+    assert with_suggested_workers({**run, "suggested_num_workers": 1})["step_with_suggested_workers"] == \
+        pytest.approx(0.06)  # one worker is the step
+    assert with_suggested_workers({**run, "suggested_num_workers": 6})["torch_threads_with_workers"] is None
+    assert with_suggested_workers({**run, "num_workers": 6, "suggested_num_workers": 6}) == {}
+
+
+def test_on_a_cpu_only_run_the_workers_cores_come_out_of_the_math():
+    # 2 cores, both used by the math (2 threads): one worker leaves it one.
+    run = {"step_time": 0.24, "data_wait_per_step": 0.04, "fetch_per_batch": 0.04, "batches_per_step": 1,
+           "num_workers": 0, "cpu_only": True, "usable_cores": 2, "torch_threads": 2, "compute_per_step": 0.2,
+           "main_cpu_cores": 1.9, "suggested_num_workers": 1}
+    out = with_suggested_workers(run)
+    p = MATH_PARALLEL_SHARE
+    slower = 0.2 * (1 / (1 - p + p / 2) - 1)  # Amdahl: one thread instead of two
+    assert out["torch_threads_with_workers"] == 1
+    assert out["step_with_suggested_workers"] == pytest.approx(0.2 + slower)
+    assert out["step_with_suggested_workers"] > run["step_time"]  # the fix would not pay here
+    # A model whose math used one core (one thread) loses nothing to the worker.
+    alone = with_suggested_workers({**run, "torch_threads": 1, "main_cpu_cores": 1.0})
+    assert alone["step_with_suggested_workers"] == pytest.approx(0.2)
 
 
 def test_suggested_num_workers_counts_distributed_processes():

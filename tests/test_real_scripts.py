@@ -7,14 +7,12 @@ issue's bar on them and pin each class of mistake it used to make to a recorded 
 
 from __future__ import annotations
 
-import sys
 import tomllib
 from pathlib import Path
 
 import pytest
 
-from trainprobe.engine import diagnose
-from trainprobe.record import RunRecord
+import recorded
 
 ROOT = Path(__file__).resolve().parent.parent
 REAL = ROOT / "tests" / "data" / "runs" / "real"
@@ -23,8 +21,7 @@ EXPECT = {p.name.removesuffix(".expect.toml"): tomllib.loads(p.read_text(encodin
 
 
 def _load(name: str):
-    record = RunRecord.load(REAL / f"{name}.cpu.run.json")
-    return record, diagnose(record)
+    return recorded.diagnosed(REAL / f"{name}.cpu.run.json")
 
 
 @pytest.fixture(scope="module")

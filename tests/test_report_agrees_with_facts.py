@@ -9,23 +9,20 @@ from __future__ import annotations
 
 import html as htmllib
 import re
-from pathlib import Path
 
 import pytest
 
+import recorded
 from trainprobe import display
-from trainprobe.engine import diagnose
 from trainprobe.facts.steps import PHASES
-from trainprobe.record import RunRecord
 from trainprobe.report import json_summary, render_html, terminal_summary
 
-RUNS = sorted((Path(__file__).parent / "data" / "runs").rglob("*.run.json"))
+RUNS = recorded.ALL_RUNS
 
 
 @pytest.fixture(scope="module", params=RUNS, ids=[p.stem.split(".")[0] for p in RUNS])
 def diagnosed(request):
-    record = RunRecord.load(request.param)
-    return record, diagnose(record)
+    return recorded.diagnosed(request.param)
 
 
 def _section(html: str, section_id: str) -> str:

@@ -5,17 +5,17 @@ from __future__ import annotations
 import html as htmllib
 import json
 import re
-from pathlib import Path
 
 import pytest
 
+import recorded
 import report_fakes as F
 from trainprobe import display
 from trainprobe.findings import Diagnosis, Verdict
 from trainprobe.record import RunRecord
 from trainprobe.report import MAX_POINTS, render_html, write_html
 
-RUNS = sorted((Path(__file__).parent / "data" / "runs").glob("*.run.json"))
+RUNS = recorded.GALLERY_RUNS
 
 
 def _render(case: str) -> str:
@@ -192,18 +192,10 @@ def test_an_hour_at_10hz_stays_a_few_mb():
     assert "(one tick every" in html
 
 
-def _diagnose(record: RunRecord) -> Diagnosis:
-    try:
-        from trainprobe.engine import diagnose  # built in parallel; use it when it is there
-    except ImportError:
-        return Diagnosis(verdict=Verdict(category="unknown", headline="(rendered without the rule engine)"))
-    return diagnose(record)
-
-
 @pytest.mark.parametrize("path", RUNS, ids=[p.name for p in RUNS])
 def test_recorded_runs_render(path):
-    record = RunRecord.load(path)
-    html = render_html(record, _diagnose(record))
+    record, diagnosis = recorded.diagnosed(path)
+    html = render_html(record, diagnosis)
     assert htmllib.escape(record.outcome.status) in html
     assert RunRecord.from_dict(_embedded(html)).invocation == record.invocation
 

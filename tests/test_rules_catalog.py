@@ -28,6 +28,7 @@ from trainprobe.whatif.fixes import REGISTRY as FIX_REGISTRY
 sys.path.insert(0, os.path.dirname(__file__))
 from rule_cases.cases import CASES, CPU_CASES  # noqa: E402
 from rule_cases.records import cpu_record, gpu_record, with_settings  # noqa: E402
+import recorded  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES, ERRORS = load_rules()
@@ -215,7 +216,7 @@ def test_rules_facts_lists_the_catalog(capsys):
 
 # Real runs of the sample scripts, recorded by benchmarks/accuracy.py on a 2-core machine
 # without a GPU (tests/data/runs/README.md says which run and how).
-RUNS = sorted((ROOT / "tests" / "data" / "runs").glob("*.run.json"))
+RUNS = recorded.GALLERY_RUNS
 
 
 def _sample_meta(record: RunRecord):
@@ -233,12 +234,12 @@ def _sample_meta(record: RunRecord):
 
 @pytest.mark.parametrize("path", RUNS, ids=lambda p: p.name)
 def test_recorded_run_names_the_planted_bottleneck(path):
-    record = RunRecord.load(path)
+    record = recorded.load(path)
     meta = _sample_meta(record)
     if meta is None:
         pytest.skip(f"{path.name} is not a run of a sample script")
     kind = "gpu" if record.settings.cuda_used else "cpu"
-    result = diagnose(record)
+    result = recorded.diagnosed(path)[1]
     assert result.rule_errors == ()
     found = {f.id: f for f in result.findings}
     for rule_id in meta["findings"][kind]:
@@ -276,6 +277,8 @@ def test_blocked_workers_on_a_saturated_machine_are_not_called_storage():
 
 
 # --- advice never takes away what the process measurably uses ----------------------------------
+# ...unless it trades the cores for DataLoader workers, and prices the trade in its gain
+# (dataloader-too-few-workers on a CPU-only run: step_with_suggested_workers).
 
 def _thread_advice(records):
     from trainprobe.engine.evaluate import evaluate_rules
@@ -285,6 +288,8 @@ def _thread_advice(records):
         values = facts_by_name(compute_facts(record))
         for finding in evaluate_rules(RULES, values)[0]:
             for text in (finding.advice, finding.snippet):
+                if "num_workers=" in text:
+                    continue  # a trade of cores for workers
                 for n in re.findall(r"set_num_threads\((\d+)\)", text):
                     yield finding.id, int(n), values
 
@@ -294,7 +299,7 @@ def test_no_advice_takes_away_cores_the_training_process_used(source):
     if source == "rule cases":
         records = [c.bad() for c in CASES.values()] + [c.good() for c in CASES.values()]
     else:
-        records = [RunRecord.load(p) for p in sorted((ROOT / "tests" / "data" / "runs").rglob("*.run.json"))]
+        records = [recorded.load(p) for p in recorded.ALL_RUNS]
     seen = 0
     for rule_id, threads, values in _thread_advice(records):
         seen += 1

@@ -24,7 +24,8 @@ def test_each_fix_module_is_complete(fix_id):
     assert fix.id == fix_id and fix.what
     if fix.injectable:
         assert fix.injector.fix_id == fix_id
-        candidates = fix.candidates(PlanContext(num_workers=0, usable_cores=4, facts={"suggested_num_workers": 2}))
+        candidates = fix.candidates(PlanContext(num_workers=0, usable_cores=4, facts={
+            "suggested_num_workers": 2, "torch_threads": 4, "suggested_torch_threads": 2}))
         assert candidates and all(c.fix_id == fix_id and fix_id in c.fixes for c in candidates)
     else:
         assert fix.not_injected_because and fix.by_hand != GENERIC_BY_HAND
@@ -54,8 +55,9 @@ def test_every_patch_and_flag_is_undone_when_the_run_ends():
     model = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3), torch.nn.Flatten())
     # Every injectable fix but compile: torch.compile costs seconds to import; tests/test_whatif_inject.py
     # runs it in a real child.
-    applier = FixApplier({"fixes": {k: (2 if k in ("num_workers", "prefetch_factor") else True)
-                                    for k in INJECTABLE if k != "compile"}, "record_loss": True})
+    threads = torch.get_num_threads()
+    applier = FixApplier({"fixes": {k: (2 if k in ("num_workers", "prefetch_factor") else 1 if k == "torch_threads"
+                                        else True) for k in INJECTABLE if k != "compile"}, "record_loss": True})
     events: list = []
     applier.install(_context(events))
     try:
@@ -68,6 +70,7 @@ def test_every_patch_and_flag_is_undone_when_the_run_ends():
         applier.after_forward()  # the model is not called: torch.compile compiles lazily, on a call
         assert model[0].weight.is_contiguous(memory_format=torch.channels_last)
         assert torch.get_float32_matmul_precision() == "high" and torch.backends.cudnn.benchmark
+        assert torch.get_num_threads() == 1
         applier.before_backward(torch.ones(()) * 2.5)
     finally:
         applier.finish()
@@ -75,12 +78,13 @@ def test_every_patch_and_flag_is_undone_when_the_run_ends():
     assert (DataLoader.__init__, torch.set_anomaly_enabled) == originals
     assert (torch.get_float32_matmul_precision(), torch.backends.cudnn.benchmark,
             torch.backends.cudnn.allow_tf32) == flags
+    assert torch.get_num_threads() == threads
     assert not model._forward_pre_hooks
     kinds = [kind for kind, _ in events]
     assert "loss" in kinds and "fixes_applied" in kinds
     applied = dict(events)["fixes_applied"]["fixes"]
     assert {"num_workers", "persistent_workers", "prefetch_factor", "anomaly_off", "channels_last",
-            "tf32", "cudnn_benchmark"} <= set(applied)
+            "tf32", "cudnn_benchmark", "torch_threads"} <= set(applied)
 
 
 def test_unknown_and_advice_only_fixes_are_noted_not_applied():

@@ -46,7 +46,7 @@ PLAN = WindowPlan(warmup_steps=2, steady_min_steps=4, steady_seconds=0.3, profil
 ALL_BUT_COMPILE = {
     "num_workers": 1, "persistent_workers": True, "prefetch_factor": 4, "set_to_none": True,
     "anomaly_off": True, "amp_bf16": True, "fused_optimizer": True, "channels_last": True,
-    "cudnn_benchmark": True, "tf32": True, "record_loss": True,
+    "cudnn_benchmark": True, "tf32": True, "torch_threads": 1, "record_loss": True,
 }
 
 
@@ -90,8 +90,9 @@ def test_fixes_take_effect_in_the_record(tmp_path):
     assert s.models[0].channels_last is True
     assert s.cudnn_benchmark is True
     assert s.float32_matmul_precision == "high"
+    assert s.torch_threads == 1
     for fix in ("num_workers", "persistent_workers", "prefetch_factor", "set_to_none", "anomaly_off",
-                "amp_bf16", "fused_optimizer", "channels_last"):
+                "amp_bf16", "fused_optimizer", "channels_last", "torch_threads"):
         assert fix in trial.fixes_applied, (fix, trial.fixes_applied, trial.fix_details)
     assert "pin_memory" not in trial.fixes_applied  # no CUDA here: nothing to pin for
 

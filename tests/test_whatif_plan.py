@@ -112,6 +112,20 @@ def _finding(rule: str, fix_id=None) -> Finding:
                    advice="a", fix_id=fix_id)
 
 
+def test_on_a_cpu_only_run_workers_come_with_the_threads_they_leave(tmp_path):
+    """The advice's set_num_threads is part of the num_workers trial on a CPU-only run, and only there."""
+    def keys(cpu_only: bool, threads: int) -> list[str]:
+        diagnosis = Diagnosis(verdict=Verdict(category="input", headline="h"), facts=(
+            Fact("suggested_num_workers", 1), Fact("cpu_only", cpu_only), Fact("torch_threads", threads)),
+            findings=(_finding("dataloader-too-few-workers", "num_workers"),))
+        candidates, _, _ = plan_candidates(_record(tmp_path / "train.py", cuda=not cpu_only), diagnosis)
+        return [c.key for c in candidates]
+
+    assert keys(True, 2) == ["num_workers=1 with torch threads=1", "num_workers=2 with torch threads=1"]
+    assert keys(True, 1) == ["num_workers=1", "num_workers=2"]  # one thread already fits beside them
+    assert keys(False, 2) == ["num_workers=1", "num_workers=2"]  # a GPU run's math is not on the cores
+
+
 def test_which_findings_become_trials(tmp_path):
     diagnosis = Diagnosis(verdict=Verdict(category="input", headline="h"), facts=(
         Fact("suggested_num_workers", 1),), findings=(

@@ -137,7 +137,9 @@ def number(x: Any, digits: int = 3) -> str:
     if isinstance(x, int):
         return f"{x:,}" if abs(x) >= 10 ** digits else str(x)
     v = float(x)
-    if abs(v) >= 10 ** digits:
+    # A whole-valued mean (92.0 ops in every step) is a count, not a measure
+    # with a significant trailing zero.
+    if abs(v) >= 10 ** digits or (v.is_integer() and abs(v) >= 1):
         return count(v)
     return _sig(v, digits)
 

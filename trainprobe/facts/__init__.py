@@ -17,7 +17,7 @@ from typing import Callable
 from ..findings import Fact
 from ..record import RunRecord
 from . import gpu, host, input, ops, settings, steps
-from .input import suggest_prefetch_factor
+from .input import suggest_prefetch_factor, with_suggested_workers
 
 __all__ = ["FactSpec", "FACT_CATALOG", "FAMILIES", "compute_facts", "facts_by_name", "recompute_step_facts"]
 
@@ -81,6 +81,7 @@ def _derived(values: dict[str, object]) -> dict[str, object]:
         values.get("num_workers"), values.get("prefetch_factor"),
         values.get("data_wait_stall_p90"), values.get("step_time"))}
     out["loop_python_share"] = _loop_python_share(values)
+    out.update(with_suggested_workers(values))
     return out
 
 

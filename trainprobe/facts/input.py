@@ -10,7 +10,8 @@ from ..record import LoaderSettings, RunRecord
 from ._stats import mean, ratio
 from .window import in_window, steady_span, steady_steps
 
-__all__ = ["FAMILY", "FACTS", "compute", "training_loader", "suggest_num_workers", "suggest_prefetch_factor"]
+__all__ = ["FAMILY", "FACTS", "compute", "training_loader", "suggest_num_workers", "suggest_prefetch_factor",
+           "with_suggested_workers"]
 
 FAMILY = "input"
 
@@ -50,6 +51,13 @@ FACTS = {
                            "the workers' (worker_decode_share), or with num_workers=0 the main "
                            "process's decoding over its data wait in the cProfile window."),
     "input_transform_share": ("share", "The same for transforms and augmentation."),
+    "torch_threads_with_workers": ("count", "On a CPU-only run, the intra-op threads the training process "
+                                   "keeps beside suggested_num_workers busy workers: the usable cores they "
+                                   "leave, at most torch_threads (None on a GPU run)."),
+    "step_with_suggested_workers": ("s", "The steady step estimated with suggested_num_workers workers: "
+                                    "the slower of the loop without its data wait (on a CPU-only run, with "
+                                    "the model's math slowed to the cores the workers leave) and the "
+                                    "workers making its batches."),
 }
 
 
@@ -201,3 +209,65 @@ def compute(record: RunRecord) -> dict[str, object]:
         need = ratio(out["fetch_per_batch"] * batches, busy)  # type: ignore[operator]
         out["workers_needed"] = None if need is None else round(need, 1)
     return out
+
+
+# The share of a CPU model's math that runs in parallel over torch's threads (Amdahl's law),
+# assumed. Measured with --verify on 2 cores, one worker with one torch thread instead of two:
+# a CIFAR ResNet (big convolutions, near 2x from its second thread) 5% slower, a GAN of small
+# linear layers 5% faster, an LSTM fed by MNIST transforms 1.25x faster. Half parallel (the second
+# thread worth 1.33x) orders the three as measured.
+MATH_PARALLEL_SHARE = 0.5
+
+
+def _number(values: dict[str, object], name: str) -> Optional[float]:
+    value = values.get(name)
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _math_cores(values: dict[str, object], compute: float) -> Optional[float]:
+    """Cores the model's math kept busy: the training process's measured cores over the steady
+    steps, less one core for its time outside forward, backward and the optimizer (Python, and
+    with num_workers=0 the batch-making, which runs on one core), over the math's time."""
+    step, used = _number(values, "step_time"), _number(values, "main_cpu_cores")
+    if step is None or used is None or compute <= 0:
+        return None
+    outside = step - compute
+    if values.get("num_workers"):
+        outside -= _number(values, "data_wait_per_step") or 0.0  # waiting on workers is idle
+    return (used * step - max(0.0, outside)) / compute
+
+
+def with_suggested_workers(values: dict[str, object]) -> dict[str, object]:
+    """The steady step estimated with ``suggested_num_workers`` workers (facts of every family).
+
+    The workers make the batches in parallel with the loop, so the step becomes the slower of the
+    loop without its data wait and the workers' batch-making divided among them. On a CPU-only run
+    the workers' cores come out of the ones the model's math runs on: with torch's threads already
+    on every core, a worker slows the math. How much depends on how well the math uses its cores,
+    which one run does not show (spinning OpenMP threads count as busy), so Amdahl's law with
+    ``MATH_PARALLEL_SHARE`` of the math parallel stands in for it.
+    """
+    step, wait = _number(values, "step_time"), _number(values, "data_wait_per_step")
+    workers = values.get("suggested_num_workers")
+    now = values.get("num_workers") or 0
+    if step is None or wait is None or not isinstance(workers, int) or workers <= now:
+        return {}
+    fetch = _number(values, "fetch_per_batch")
+    if fetch is not None:
+        making = fetch * max(1.0, _number(values, "batches_per_step") or 1.0)
+    else:  # without per-batch timing: the wait itself (made in the loop), or all workers busy
+        making = wait if now == 0 else step * now
+    busy, slower, threads_after = step - wait, 0.0, None
+    usable, threads = _number(values, "usable_cores"), _number(values, "torch_threads")
+    compute = _number(values, "compute_per_step")
+    if values.get("cpu_only") and usable and threads and compute:
+        left = max(1, int(usable) - workers)
+        threads_after = int(min(threads, left))
+        math_cores = _math_cores(values, compute)
+        math_cores = min(threads, usable) if math_cores is None else \
+            max(1.0, min(math_cores, threads, usable))
+        if math_cores > left:
+            p = MATH_PARALLEL_SHARE
+            slower = compute * ((1 - p + p / left) / (1 - p + p / math_cores) - 1.0)
+    return {"torch_threads_with_workers": threads_after,
+            "step_with_suggested_workers": max(busy + slower, making / workers)}

@@ -1,8 +1,14 @@
-"""num_workers: more DataLoader worker processes, tried at half, at and at twice the suggestion."""
+"""num_workers: more DataLoader worker processes, tried at half, at and at twice the suggestion.
+
+On a CPU-only run each count comes with the torch threads that fit beside it (the
+torch_threads fix), as the advice says: workers on cores the model's threads
+already use slow the math down more than they speed the input up.
+"""
 
 from __future__ import annotations
 
 from .base import Candidate, Fix, Injector, PlanContext
+from .torch_threads import threads_left
 
 __all__ = ["FIX", "sweep"]
 
@@ -15,10 +21,18 @@ def sweep(suggested: int, current: int, cores: int) -> tuple[int, ...]:
     return tuple(kept) or ((suggested,) if suggested != current else ())
 
 
+def _candidate(ctx: PlanContext, workers: int) -> Candidate:
+    threads = ctx.facts.get("torch_threads")
+    left = threads_left(ctx.usable_cores, workers, threads) if ctx.facts.get("cpu_only") else None
+    if left is None:
+        return Candidate(f"num_workers={workers}", "num_workers", {"num_workers": workers})
+    return Candidate(f"num_workers={workers} with torch threads={left}", "num_workers",
+                     {"num_workers": workers, "torch_threads": left})
+
+
 def _plan(ctx: PlanContext) -> list[Candidate]:
     suggested = ctx.facts.get("suggested_num_workers") or max(1, ctx.usable_cores - 1)
-    return [Candidate(f"num_workers={n}", "num_workers", {"num_workers": n})
-            for n in sweep(int(suggested), ctx.num_workers, ctx.usable_cores)]
+    return [_candidate(ctx, n) for n in sweep(int(suggested), ctx.num_workers, ctx.usable_cores)]
 
 
 class _NumWorkers(Injector):
