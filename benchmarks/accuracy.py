@@ -71,6 +71,8 @@ __all__ = ["Sample", "Result", "load_samples", "load_rules", "run_diagnose", "sc
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES_DIR = ROOT / "sample_scripts"
 REAL_DIR = ROOT / "tests" / "data" / "runs" / "real"
+TRACES_DIR = ROOT / "tests" / "data" / "traces"
+ON_TRACES = "validated on recorded GPU traces"
 GPU_RECORD = ROOT / "tests" / "data" / "gpu" / "accuracy.json"
 CATEGORIES = ("input", "host", "launch", "sync", "copy", "compute", "memory", "communication")
 HEADER_KEYS = ("plants", "verdict", "findings", "clean", "ci", "args")
@@ -193,6 +195,45 @@ def load_real(directory: Path = REAL_DIR) -> list[Sample]:
             acceptable=tuple(expert.get("acceptable_verdicts", [])),
             source=f"{data.get('source', '')} {data.get('path', '')}@{str(data.get('commit', ''))[:7]}"))
     return out
+
+
+def load_traces(directory: Path = TRACES_DIR) -> list[Sample]:
+    """The real GPU traces by others: one expect.toml each, written before trainprobe read them."""
+    out = []
+    for path in sorted(directory.glob("*.expect.toml")):
+        with open(path, "rb") as f:
+            data = tomllib.load(f)
+        expert = data["expert"]
+        name = path.name.removesuffix(".expect.toml")
+        files = data.get("files") or [data["file"]]
+        target = directory / (Path(files[0]).parent if len(files) > 1 else files[0])
+        verdict = "unknown" if expert.get("no_steps") else expert["verdict"]
+        out.append(Sample(
+            name=name, path=target, plants=expert.get("why", "").strip(), verdict={"gpu": verdict, "cpu": None},
+            findings={"gpu": list(expert.get("expected_findings", []))},
+            allow={"gpu": list(expert.get("allowed_findings", []))}, clean=False, ci=False, args=(),
+            acceptable=tuple(expert.get("acceptable_verdicts", [])) or (verdict,),
+            source=str(data.get("gpu") or data.get("gpu_note", "")).split(";")[0]))
+    return out
+
+
+def score_trace(sample: Sample) -> Result:
+    """``trainprobe trace`` on a recorded GPU trace (or a folder of one job's ranks), in this process."""
+    from trainprobe.api import TrainprobeError, trace
+
+    result = Result(sample=sample, device="gpu")
+    start = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix=f"trainprobe-trace-{sample.name}-") as tmp:
+        try:
+            done = trace([sample.path], Path(tmp) / "out")
+        except TrainprobeError as exc:
+            result.status, result.error = "error", str(exc)
+            return result
+    result.wall = time.monotonic() - start
+    result.status = done.record.outcome.status if done.record.steps else "completed"
+    result.verdict = done.diagnosis.verdict.category
+    result.found = {f.id: f.severity for f in done.diagnosis.findings}
+    return result
 
 
 def score_record(sample: Sample, record_path: Path) -> Result:
@@ -375,8 +416,14 @@ def score(results: list[Result]) -> Totals:
 
 
 def rule_coverage(results: list[Result], rules: dict[str, dict], samples: list[Sample],
-                  device: str) -> list[tuple[str, str, str]]:
-    """(rule id, samples that plant it, status) for every rule."""
+                  device: str, traces: Optional[list[Result]] = None) -> list[tuple[str, str, str]]:
+    """(rule id, samples that plant it, status) for every rule. A rule the GPU traces' expert
+    expected, and trainprobe found there every time, is validated on recorded GPU traces."""
+    on_traces: dict[str, tuple[int, int]] = {}
+    for r in traces or []:
+        for rule_id in r.expected:
+            hit, total = on_traces.get(rule_id, (0, 0))
+            on_traces[rule_id] = (hit + (rule_id in r.found), total + 1)
     gpu_validated: dict[str, str] = {}
     if device != "gpu" and GPU_RECORD.exists():
         try:
@@ -394,6 +441,8 @@ def rule_coverage(results: list[Result], rules: dict[str, dict], samples: list[S
             hit = sum(1 for r in runs if rule_id in r.found)
             status = (f"validated here ({hit}/{len(runs)} found)" if hit == len(runs)
                       else f"missed ({hit}/{len(runs)} found)")
+        elif rule_id in on_traces and on_traces[rule_id][0] == on_traces[rule_id][1]:
+            status = f"{ON_TRACES} ({on_traces[rule_id][0]}/{on_traces[rule_id][1]} found)"
         elif device != "gpu" and not planted_here and (planted_by or info["gpu_only"] or rule_id in UNPLANTED):
             status = f"validated on {gpu_validated[rule_id]}" if rule_id in gpu_validated else NOT_ON_GPU
         elif planted_here:
@@ -404,7 +453,8 @@ def rule_coverage(results: list[Result], rules: dict[str, dict], samples: list[S
             status += f"; no sample: {UNPLANTED[rule_id]}"
         if info["gpu_only"]:
             status += " (GPU-only rule)"
-        rows.append((rule_id, ", ".join(planted_by) or "-", status))
+        traced = [r.sample.name for r in traces or [] if rule_id in r.expected]
+        rows.append((rule_id, ", ".join(planted_by + traced) or "-", status))
     return rows
 
 
@@ -440,6 +490,30 @@ HEADERS = ["sample", "expected verdict", "found verdict", "expected findings",
            "found (above info, + expected info)", "false positives", "time"]
 
 
+def _table_and_totals(results: list[Result], rows: list[list[str]], headers: list[str], label: str,
+                      markdown: bool, title: str = "") -> str:
+    """The rows as a table, then one line of verdict and findings scores."""
+    totals = score(results)
+    acceptable = sum(1 for r in results if r.verdict_acceptable)
+    scored = sum(1 for r in results if r.verdict_acceptable is not None)
+    lines = []
+    if markdown:
+        if title:
+            lines.append(title)
+        lines.append("| " + " | ".join(headers) + " |")
+        lines.append("|" + "---|" * len(headers))
+        lines += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in rows]
+    else:
+        lines += ["  ".join(row) for row in [headers] + rows]
+    lines.append("")
+    lines.append(f"{label}: verdict right {_pct(totals.verdict_accuracy)} ({totals.verdict_right} of "
+                 f"{totals.verdict_scored}), right or acceptable {_pct(acceptable / scored if scored else None)} "
+                 f"({acceptable} of {scored}); findings precision {_pct(totals.precision)} ({totals.hits} hits, "
+                 f"{totals.false_positives} false warnings), recall {_pct(totals.recall)} ({totals.hits} of "
+                 f"{totals.expected} expected).")
+    return "\n".join(lines)
+
+
 REAL_HEADERS = ["script", "expert's verdict (also defensible)", "found verdict", "expected findings",
                 "found (above info, + expected info)", "false warnings"]
 
@@ -458,24 +532,8 @@ def render_real(results: list[Result], markdown: bool, machine: str) -> str:
         missed = f" / missed: {_ids(r.misses)}" if r.misses else ""
         rows.append([f"{r.sample.name} ({r.sample.source.strip()})", expected_v, found_v, _ids(r.expected),
                      found + missed, _ids(r.false_positives)])
-    totals = score(results)
-    acceptable = sum(1 for r in results if r.verdict_acceptable)
-    scored = sum(1 for r in results if r.verdict_acceptable is not None)
-    lines = []
-    if markdown:
-        lines.append(f"Real third-party scripts, recorded on {machine}.\n")
-        lines.append("| " + " | ".join(REAL_HEADERS) + " |")
-        lines.append("|" + "---|" * len(REAL_HEADERS))
-        lines += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in rows]
-    else:
-        lines += ["  ".join(row) for row in [REAL_HEADERS] + rows]
-    lines.append("")
-    lines.append(f"Real scripts: verdict right {_pct(totals.verdict_accuracy)} ({totals.verdict_right} of "
-                 f"{totals.verdict_scored}), right or acceptable {_pct(acceptable / scored if scored else None)} "
-                 f"({acceptable} of {scored}); findings precision {_pct(totals.precision)} ({totals.hits} hits, "
-                 f"{totals.false_positives} false warnings), recall {_pct(totals.recall)} ({totals.hits} of "
-                 f"{totals.expected} expected).")
-    return "\n".join(lines)
+    title = f"Real third-party scripts, recorded on {machine}.\n"
+    return _table_and_totals(results, rows, REAL_HEADERS, "Real scripts", markdown, title)
 
 
 def render(results: list[Result], coverage: list[tuple[str, str, str]], device: str, markdown: bool,
@@ -525,10 +583,37 @@ def machine_description(device: str) -> str:
     return text
 
 
+TRACE_HEADERS = ["trace (GPU)", "expert's verdict (also defensible)", "found verdict", "expected findings",
+                 "found (above info, + expected info)", "false warnings", "time"]
+
+
+def render_traces(results: list[Result], markdown: bool) -> str:
+    rows = []
+    for r in results:
+        if r.status == "error":
+            found_v = f"ERROR: {r.error}"
+        else:
+            mark = " right" if r.verdict_ok else (" acceptable" if r.verdict_acceptable else " WRONG")
+            found_v = f"{r.verdict}{mark}"
+        others = [v for v in r.sample.acceptable if v != r.expected_verdict]
+        expected_v = r.expected_verdict + (f" ({', '.join(others)})" if others else "")
+        found = _ids(r.hits + [i for i in r.above_info if i not in r.hits], r.found)
+        missed = f" / missed: {_ids(r.misses)}" if r.misses else ""
+        rows.append([f"{r.sample.name} ({r.sample.source.strip() or 'GPU not named'})", expected_v, found_v,
+                     _ids(r.expected), found + missed, _ids(r.false_positives), f"{r.wall:.1f} s"])
+    return _table_and_totals(results, rows, TRACE_HEADERS, "Real GPU traces", markdown)
+
+
+def traces_main(args) -> int:
+    print(render_traces([score_trace(s) for s in load_traces()], args.markdown))
+    return 0
+
+
 def parse_args(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--set", dest="which", choices=("gallery", "real", "both"), default="gallery",
-                   help="the sample gallery, the real third-party scripts, or both (default: gallery)")
+    p.add_argument("--set", dest="which", choices=("gallery", "real", "traces", "both"), default="gallery",
+                   help="the sample gallery, the real third-party scripts, the real GPU traces "
+                        "(tests/data/traces), or gallery and real scripts (default: gallery)")
     p.add_argument("--corpus", type=Path, default=None,
                    help="real scripts: run them again from this folder's NAME/run.sh (default: score the recordings)")
     p.add_argument("--record", action="store_true",
@@ -573,6 +658,8 @@ def real_main(args) -> int:
 
 def main(argv=None) -> int:
     args = parse_args(argv)
+    if args.which == "traces":
+        return traces_main(args)
     if args.which in ("real", "both"):
         code = real_main(args)
         if args.which == "real":
@@ -617,7 +704,7 @@ def main(argv=None) -> int:
             shutil.rmtree(base, ignore_errors=True)
 
     machine = args.machine or machine_description(device)
-    coverage = rule_coverage(results, rules, samples, device)
+    coverage = rule_coverage(results, rules, samples, device, [score_trace(s) for s in load_traces()])
     print(render(results, coverage, device, args.markdown, machine))
     totals = score(results)
     if args.json_path:

@@ -28,3 +28,33 @@ def load(path: Path) -> RunRecord:
 def diagnosed(path: Path) -> tuple[RunRecord, Diagnosis]:
     record = load(path)
     return record, diagnose(record)
+
+
+TRACES_DIR = Path(__file__).parent / "data" / "traces"  # real GPU traces by others
+
+
+@functools.cache
+def trace_events(path: Path):
+    """A recorded trace's events and metadata, parsed once per session."""
+    from trainprobe.trace.read import TraceReader
+
+    reader = TraceReader(path)
+    events = tuple(reader.events())
+    return events, reader.meta
+
+
+@functools.cache
+def trace_digest(path: Path):
+    """A recorded trace's events summarized (trace/summarize.py), once per session."""
+    from trainprobe.trace.summarize import digest_events
+
+    return digest_events(trace_events(path)[0], str(path))
+
+
+@functools.cache
+def trace_record(name: str) -> RunRecord:
+    """``NAME.pt.trace.json.gz`` read as `trainprobe trace` reads it (one file: one rank)."""
+    from trainprobe.trace.record import record_from_digest
+
+    path = TRACES_DIR / f"{name}.pt.trace.json.gz"
+    return record_from_digest(trace_digest(path), trace_events(path)[1], [path])

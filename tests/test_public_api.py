@@ -9,12 +9,12 @@ import pytest
 SURFACE = {
     "trainprobe": ["Diagnosis", "RunRecord", "__version__", "analyze", "diagnose", "render"],
     "trainprobe.api": ["DEFAULT_VERIFY_BUDGET", "DiagnoseResult", "TrainprobeError", "analyze", "check_target",
-                       "diagnose", "finish", "load_record", "render", "summary_line", "verify", "write_outputs"],
+                       "diagnose", "finish", "load_record", "render", "summary_line", "trace", "verify", "write_outputs"],
     "trainprobe.findings": ["BORDERLINE", "CATEGORIES", "Diagnosis", "Evidence", "Fact", "Finding", "Gain", "RuleDocs",
                             "SEVERITIES", "Trial", "TriedFix", "Verdict", "Verification", "WhatIf"],
     "trainprobe.record": ["Availability", "DiskInfo", "Environment", "FuncStat", "GpuInfo", "GpuSeries",
                           "HostSamples", "Hotspots", "Invocation", "LoaderSettings", "ModelInfo", "OpStat",
-                          "OptimizerSettings", "Outcome", "ProcessSeries", "ProfilerSummary", "RunRecord",
+                          "OptimizerSettings", "Outcome", "ProcessSeries", "ProfilerSummary", "RankSummary", "RunRecord",
                           "SCHEMA_VERSION", "Samples", "SchedulerSettings", "Settings", "Step", "WorkerStats"],
     "trainprobe.jsonio": ["JsonMixin", "from_dict", "to_dict", "write_json_atomic", "write_text_atomic"],
     "trainprobe.display": ["TEMPLATE_FILTERS", "UNKNOWN", "by_unit", "count", "in_unit", "is_unknown",
@@ -24,8 +24,8 @@ SURFACE = {
                           "write_html"],
     "trainprobe.engine": ["DOC_SECTIONS", "Rule", "RuleFileError", "breakdown", "diagnose", "evaluate_rule",
                           "load_rule_file", "load_rules", "rank_findings"],
-    "trainprobe.facts": ["FACT_CATALOG", "FAMILIES", "FactSpec", "compute_facts", "facts_by_name",
-                         "recompute_step_facts"],
+    "trainprobe.facts": ["FACT_CATALOG", "FAMILIES", "FactSpec", "UNKNOWN_IN_A_TRACE", "compute_facts",
+                         "facts_by_name", "recompute_step_facts"],
     "trainprobe.whatif": ["DEFAULT_BUDGET", "WhatIfUnavailable", "run_whatif"],
     "trainprobe.whatif.fixes": ["Candidate", "Fix", "GENERIC_BY_HAND", "Injector", "PlanContext", "RECORD_LOSS",
                                 "REGISTRY", "get"],
@@ -39,6 +39,9 @@ MODULES = sorted(set(SURFACE) | {
     "trainprobe.resources", "trainprobe.probe.runner", "trainprobe.probe.clock", "trainprobe.probe.config",
     "trainprobe.probe.events", "trainprobe.probe.settings", "trainprobe.probe.workers",
     "trainprobe.probe.samplers", "trainprobe.machine", "trainprobe.readiness",
+    "trainprobe.trace.read", "trainprobe.trace.summarize", "trainprobe.trace.record", "trainprobe.trace.job",
+    "trainprobe.trace.intervals", "trainprobe.trace.classify", "trainprobe.trace.collect",
+    "trainprobe.trace.nesting", "trainprobe.trace.device",
 })
 
 

@@ -38,6 +38,7 @@ __all__ = [
     "summary_line",
     "load_record",
     "check_target",
+    "trace",
     "DEFAULT_VERIFY_BUDGET",
 ]
 
@@ -233,6 +234,45 @@ def _run_again(target: Sequence[str], options, plan: WindowPlan, first, progress
     except OSError:
         pass  # the note is lost from run.json, not from the report
     return replace(second, record=record)
+
+
+def trace(paths: Sequence[str | os.PathLike], out_dir: Optional[Path] = None,
+          rule_dirs: Sequence[Path] = ()) -> DiagnoseResult:
+    """Diagnose torch.profiler trace files recorded anywhere: the same outputs as ``diagnose``.
+
+    Several ranks' traces make one job: each rank gets its record and diagnosis under
+    ``rank<N>/``, and the job's report (in ``out_dir``) is the slowest rank's, with every rank's
+    table. Raises TrainprobeError for a path or file that cannot be read as a trace."""
+    from .probe.launch import default_out_dir
+    from .trace.job import rank_table
+    from .trace.read import TraceError
+    from .trace.record import read_traces
+
+    try:
+        runs = read_traces(paths)
+    except TraceError as exc:
+        raise TrainprobeError(str(exc)) from None
+    out = Path(out_dir) if out_dir else default_out_dir([str(Path(paths[0]).name).split(".")[0] or "trace"])
+    if (out / "run.json").exists():
+        raise TrainprobeError(f"{out} already holds a run; choose another -o folder")
+    out.mkdir(parents=True, exist_ok=True)
+    if len(runs) == 1:
+        record_path = out / "run.json"
+        runs[0].record.save(record_path)
+        return finish(runs[0].record, record_path, rule_dirs)
+    diagnosed = []
+    for run in runs:
+        folder = out / (f"rank{run.rank}" if run.rank is not None else run.files[0].name.split(".")[0])
+        folder.mkdir(parents=True, exist_ok=True)
+        run.record.save(folder / "run.json")
+        result = finish(run.record, folder / "run.json", rule_dirs)
+        diagnosed.append((run.rank, run.files, run.record, result.diagnosis))
+    table = rank_table(diagnosed)
+    slowest = next((i for i, row in enumerate(table) if row.slowest), 0)
+    record = replace(diagnosed[slowest][2], ranks=table)
+    record_path = out / "run.json"
+    record.save(record_path)
+    return finish(record, record_path, rule_dirs)
 
 
 def summary_line(result: DiagnoseResult) -> str:

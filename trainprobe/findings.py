@@ -199,6 +199,9 @@ class Diagnosis(JsonMixin):
     rule_errors: tuple[str, ...] = ()  # broken rule files: "path:line: problem"
     rules_evaluated: int = 0
     whatif: Optional[WhatIf] = None  # the measured what-if (--verify), when it ran
+    # Rules that could not be judged because the record cannot hold what they read (a trace file
+    # holds no DataLoader or optimizer settings): "rule-id: needs fact, fact".
+    not_judged: tuple[str, ...] = ()
 
     def fact(self, name: str) -> Optional[Fact]:
         for f in self.facts:

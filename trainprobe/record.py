@@ -36,6 +36,7 @@ __all__ = [
     "SchedulerSettings",
     "ModelInfo",
     "Settings",
+    "RankSummary",
     "Step",
     "OpStat",
     "ProfilerSummary",
@@ -345,6 +346,21 @@ class ProfilerSummary(JsonMixin):
     top_cuda_ops: tuple[OpStat, ...] = ()
     trace_path: Optional[str] = None
     processing_time: float = 0.0  # seconds spent summarizing, after the window
+    # The device's timeline, per step, from its kernels, copies and memsets (trace/device.py says
+    # how each is defined). Seconds per step; empty or None without a GPU in the profile.
+    source: str = "live"  # live (the probe's window) | trace (a trace file read by `trainprobe trace`)
+    gpu_busy_per_step: Optional[float] = None
+    gpu_idle_by_cause: dict[str, float] = field(default_factory=dict)  # data, sync, host, launch
+    device_time_by_class: dict[str, float] = field(default_factory=dict)  # compute, copy, communication (exposed)
+    gpu_idle_at_step_boundaries: Optional[float] = None  # idle before a step's first work and after its last
+    kernel_time_by_class: dict[str, float] = field(default_factory=dict)  # compute, communication, memory
+    communication_overlap_share: Optional[float] = None  # of communication kernel time, hidden under compute
+    median_kernel_time: Optional[float] = None
+    tensor_core_share: Optional[float] = None  # of matmul/conv kernel time, on tensor cores
+    half_precision_share: Optional[float] = None  # of matmul/conv kernel time, in fp16/bf16
+    blocking_copies_per_step: Optional[float] = None  # copies the host waited for (its call lasted the copy)
+    sync_sites: dict[str, float] = field(default_factory=dict)  # where the loop's syncs come from -> per step
+    top_kernels: tuple[OpStat, ...] = ()  # by total device time (self_cuda), calls = launches
 
 
 @dataclass(frozen=True)
@@ -472,6 +488,24 @@ class Outcome(JsonMixin):
 
 
 @dataclass(frozen=True)
+class RankSummary(JsonMixin):
+    """One rank of a job read from its traces: its own record's facts and verdict, for the job's table."""
+
+    rank: Optional[int] = None
+    files: tuple[str, ...] = ()
+    steps: int = 0
+    step_time: Optional[float] = None  # mean step, seconds
+    gpu_idle_share: Optional[float] = None
+    exposed_communication_share: Optional[float] = None
+    data_wait_share: Optional[float] = None
+    breakdown: dict[str, float] = field(default_factory=dict)  # the rank's device step: fact name -> share
+    verdict: str = "unknown"
+    headline: str = ""
+    slowest: bool = False
+    why_slowest: Optional[str] = None  # for the slowest rank: what it spends more time on than the others
+
+
+@dataclass(frozen=True)
 class RunRecord(JsonMixin):
     schema_version: int = SCHEMA_VERSION
     invocation: Invocation = field(default_factory=Invocation)
@@ -484,3 +518,4 @@ class RunRecord(JsonMixin):
     samples: Samples = field(default_factory=Samples)
     outcome: Outcome = field(default_factory=Outcome)
     notes: tuple[str, ...] = ()  # what the probe wants the reader to know (noise, fallbacks)
+    ranks: tuple[RankSummary, ...] = ()  # a job read from several ranks' traces: every rank, this one among them

@@ -7,10 +7,15 @@ the rule looks at. Records are fakes of hardware built in ``records.py``.
 
 from __future__ import annotations
 
+import os
+import sys
 from dataclasses import dataclass
 from typing import Callable
 
 from trainprobe.record import RunRecord
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import recorded  # noqa: E402  (tests/recorded.py: recorded data, read once per session)
 
 from .records import (GIB, cpu_record, gpu_record, with_cpu_wait, with_env, with_gpu, with_hotspots,
                       with_host, with_loader, with_model, with_optimizer, with_outcome,
@@ -247,6 +252,21 @@ def _no_tf32(precision: str) -> RunRecord:
     return rec
 
 
+def _trace(name: str) -> RunRecord:
+    """A real GPU trace by others (tests/data/traces/), read as `trainprobe trace` reads it."""
+    return recorded.trace_record(name)
+
+
+def _tensor_cores(share: float) -> RunRecord:
+    """The H100 run with a device timeline whose fp32 matmuls run on tensor cores (TF32) or not."""
+    busy = 0.046
+    return with_profiler(
+        gpu_record(), gpu_busy_per_step=busy, gpu_idle_by_cause={"host": 0.004},
+        device_time_by_class={"compute": busy}, kernel_time_by_class={"compute": busy},
+        gpu_idle_at_step_boundaries=0.001, matmul_conv_share=0.6, fp32_matmul_conv_share=0.6,
+        tensor_core_share=share, half_precision_share=0.0, median_kernel_time=40e-6)
+
+
 def _small_batch(util: float, mem_gib: float) -> RunRecord:
     rec = with_loader(gpu_record(), batch_size=16)
     return with_gpu(rec, sm_util=util, mem_used=int(mem_gib * GIB),
@@ -289,6 +309,21 @@ def _two_gpus(used: int, dp: bool = False) -> RunRecord:
 
 
 CASES: dict[str, RuleCase] = {
+    # Real traces: rank 3 of 8 leaves 19% of its step to NCCL alone; rank 1 of 2 (V100) hides most.
+    "exposed-communication": RuleCase(lambda: _trace("a100_rank3_of8"), lambda: _trace("v100_rank1_of2"),
+                                      "warning"),
+    # ResNet-50 with 4 workers idles 7% of its step at the boundaries; the single-rank V100 run 1%.
+    "gpu-idle-between-steps": RuleCase(lambda: _trace("resnet50_v100_workers4"),
+                                       lambda: _trace("v100_single_rank"), "info"),
+    "low-tensor-core-use": RuleCase(lambda: _tensor_cores(0.1), lambda: _tensor_cores(0.9), "warning"),
+    # Rank 0 of 16 blocks its host in copies to pageable memory while the GPU idles 42% of the step;
+    # rank 1 of 2 makes the same copies, but its GPU stays busy through them.
+    "blocking-pageable-copies": RuleCase(lambda: _trace("a100_rank0_of16"), lambda: _trace("v100_rank1_of2"),
+                                         "critical"),
+    # The A100 DDP run idles 76% of its step waiting for the host's launches of 16 µs kernels; the V100
+    # single rank keeps its GPU busy with 30 µs kernels.
+    "tiny-kernels-launch-bound": RuleCase(lambda: _trace("a100_ddp_rank0_of2"), lambda: _trace("v100_single_rank"),
+                                          "critical"),
     "dataloader-too-few-workers": RuleCase(lambda: _starved_gpu(0), _too_few_good, "critical"),
     "dataloader-pin-memory-off": RuleCase(lambda: _pin(False), lambda: _pin(True), "warning"),
     "dataloader-workers-restart-each-epoch": RuleCase(

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Sequence
 
 from ..findings import Diagnosis, Verdict
-from ..facts import compute_facts, facts_by_name
+from ..facts import UNKNOWN_IN_A_TRACE, compute_facts, facts_by_name
 from ..record import RunRecord
 from .evaluate import evaluate_rule, evaluate_rules, with_gain_interval
 from .rulefiles import RuleFileError, load_rule_file, load_rules
@@ -45,4 +45,20 @@ def diagnose(record: RunRecord, extra_rule_dirs: Sequence[Path] = ()) -> Diagnos
     except Exception as exc:  # pylint: disable=broad-except  # the findings are still worth showing
         verdict = Verdict(category="unknown", headline=f"No verdict: {exc}")
     return Diagnosis(verdict=verdict, findings=tuple(ranked), facts=facts,
-                     rule_errors=tuple(errors + runtime_errors), rules_evaluated=len(rules))
+                     rule_errors=tuple(errors + runtime_errors), rules_evaluated=len(rules),
+                     not_judged=_not_judged(rules, values, {f.id for f in ranked}))
+
+
+def _not_judged(rules, values: dict[str, object], fired: set[str]) -> tuple[str, ...]:
+    """On a record read from a trace: the rules that stayed quiet only for want of a fact a trace
+    cannot hold, each with the facts it lacked, so the report says what it could not know."""
+    if not values.get("from_trace"):
+        return ()
+    out = []
+    for rule in rules:
+        if rule.id in fired or (rule.gpu_only and not values.get("cuda_used")):
+            continue
+        lacking = [n for n in rule.condition.names if n in UNKNOWN_IN_A_TRACE and values.get(n) is None]
+        if lacking:
+            out.append(f"{rule.id}: needs {', '.join(lacking)}")
+    return tuple(out)

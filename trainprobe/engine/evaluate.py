@@ -9,7 +9,7 @@ from ..findings import Evidence, Finding, Gain
 from ..facts import FACT_CATALOG
 from .expr import Missing
 from .. import display
-from ..facts.window import MIN_STEADY_STEPS
+from ..facts.window import enough_steps
 from .rule import Rule
 
 __all__ = ["fact_context", "evaluate_rule", "evaluate_rules", "gain_text", "with_gain_interval",
@@ -116,7 +116,7 @@ def evaluate_rule(rule: Rule, facts: dict[str, object], render: bool = True,
     caller made it once for many rules."""
     if rule.gpu_only and not facts.get("cuda_used"):
         return None
-    if not rule.without_steps and (facts.get("steady_steps") or 0) < MIN_STEADY_STEPS:
+    if not rule.without_steps and not enough_steps(facts):
         return None  # too few steps to judge from (or none): only settings rules speak
     context = dict(base) if base is not None else fact_context(facts)
     context["opt"] = dict(rule.options)

@@ -36,7 +36,7 @@ from typing import Optional
 
 from ..findings import CATEGORIES, SEVERITIES, Finding, Verdict
 from .. import display
-from ..facts.window import MIN_STEADY_STEPS
+from ..facts.window import MIN_STEADY_STEPS, enough_steps
 
 __all__ = ["breakdown", "rank_findings", "make_verdict", "with_stability"]
 
@@ -46,6 +46,7 @@ _SHARE_TEXT = {
     "host": "the loop's own code",
     "sync": "spent waiting in host-device syncs",
     "launch": "spent launching work rather than computing (kernel launches, or on a CPU the fixed cost of calling ops)",
+    "communication": "spent in collective communication that nothing overlaps",
 }
 
 _DOMINANT = 0.3  # a class this large names the verdict even without a finding
@@ -59,8 +60,10 @@ def _f(facts: dict[str, object], name: str) -> float:
 
 def breakdown(facts: dict[str, object]) -> dict[str, float]:
     """Category -> share of the steady step; empty with too few steady steps to judge from."""
-    if (facts.get("steady_steps") or 0) < MIN_STEADY_STEPS or facts.get("step_time") is None:
+    if not enough_steps(facts) or facts.get("step_time") is None:
         return {}
+    if facts.get("device_timeline_available"):
+        return _device_breakdown(facts)
     # The loop's own code ("other") holds Python, sync waits and torch ops called outside the
     # model's forward (a model run through .forward() directly, tensor work on batches): the ops
     # are the device's work, compute.
@@ -95,6 +98,34 @@ def breakdown(facts: dict[str, object]) -> dict[str, float]:
     return {k: round(v / total, 4) for k, v in split.items()}
 
 
+def _device_breakdown(facts: dict[str, object]) -> dict[str, float]:
+    """The step as the GPU lived it, from the profile's device timeline (trace/device.py): busy
+    computing, copying or communicating with nothing to hide it, or idle waiting for the host to
+    fetch data, to sync, to run its own code, to launch, or for other work. Work queued behind
+    other work waits for a collective when the run communicates, else for a sync (an event, a
+    stream). The host's time while the GPU waited is launch when its op time exceeds the kernels'
+    (it is issuing the work), else host."""
+    waits_on = "communication" if _f(facts, "communication_kernel_share") > 0 else "sync"
+    split = {
+        "compute": _f(facts, "device_compute_share"),
+        "copy": _f(facts, "device_copy_share"),
+        "communication": _f(facts, "exposed_communication_share"),
+        "input": _f(facts, "gpu_idle_data_share"),
+        "sync": _f(facts, "gpu_idle_sync_share"),
+        "host": 0.0,
+        "launch": _f(facts, "gpu_idle_launch_share"),
+    }
+    # The host's own time while the GPU waited is issuing work when its ops take longer than the
+    # kernels they launch (launch-bound), else its own code (host-bound).
+    issuing = _f(facts, "cpu_cuda_ratio") >= 1.0
+    split["launch" if issuing else "host"] += _f(facts, "gpu_idle_host_share")
+    split[waits_on] += _f(facts, "gpu_idle_dependency_share")
+    total = sum(split.values())
+    if total <= 0:
+        return {}
+    return {k: round(v / total, 4) for k, v in split.items()}
+
+
 def rank_findings(findings: list[Finding]) -> list[Finding]:
     """Warnings and criticals before infos; then by recoverable seconds per step, then severity."""
     def key(f: Finding):
@@ -104,6 +135,10 @@ def rank_findings(findings: list[Finding]) -> list[Finding]:
 
 
 def _no_steps_headline(facts: dict[str, object]) -> str:
+    if facts.get("from_trace"):
+        return ("No steps in this trace: it has no ProfilerStep#N ranges, so one step cannot be told from the "
+                "next. Record it with torch.profiler.profile(schedule=...) and call prof.step() once per training "
+                "step; the kernels and ops it holds are listed below.")
     status = facts.get("outcome_status") or "unknown"
     steady = facts.get("steady_steps") or 0
     if steady or (facts.get("steps_recorded") or 0) > (facts.get("warmup_steps") or 0):

@@ -16,10 +16,11 @@ from typing import Callable
 
 from ..findings import Fact
 from ..record import RunRecord
-from . import gpu, host, input, ops, settings, steps
+from . import device, gpu, host, input, ops, settings, steps
+from .trace import blank_unknowable, unknown_in_a_trace
 from .input import suggest_prefetch_factor, with_suggested_workers
 
-__all__ = ["FactSpec", "FACT_CATALOG", "FAMILIES", "compute_facts", "facts_by_name", "recompute_step_facts"]
+__all__ = ["FactSpec", "FACT_CATALOG", "UNKNOWN_IN_A_TRACE", "FAMILIES", "compute_facts", "facts_by_name", "recompute_step_facts"]
 
 
 @dataclass(frozen=True)
@@ -30,13 +31,16 @@ class FactSpec:
     meaning: str
 
 
-FAMILIES = (steps, input, host, ops, gpu, settings)
+FAMILIES = (steps, input, host, ops, device, gpu, settings)
 
 FACT_CATALOG: dict[str, FactSpec] = {
     name: FactSpec(name, unit, module.FAMILY, meaning)
     for module in FAMILIES
     for name, (unit, meaning) in module.FACTS.items()
 }
+
+# Facts a record read from a trace file leaves unknown (facts/trace.py).
+UNKNOWN_IN_A_TRACE = unknown_in_a_trace(FACT_CATALOG)
 
 _Compute = Callable[[RunRecord], dict]
 
@@ -53,6 +57,8 @@ def compute_facts(record: RunRecord) -> tuple[Fact, ...]:
     values: dict[str, object] = {}
     for module in FAMILIES:
         values.update(_run_family(module.compute, record))
+    if values.get("from_trace"):
+        blank_unknowable(values, UNKNOWN_IN_A_TRACE)
     values.update(_run_family(lambda _record: _derived(values), record))
     return tuple(
         Fact(name=spec.name, value=_plain(values.get(name)), unit=spec.unit,
@@ -71,6 +77,8 @@ def recompute_step_facts(record: RunRecord, values: dict[str, object]) -> dict[s
     out = dict(values)
     for module in STEP_FAMILIES:
         out.update(_run_family(module.compute, record))
+    if out.get("from_trace"):
+        blank_unknowable(out, UNKNOWN_IN_A_TRACE)
     out.update(_run_family(lambda _record: _derived(out), record))
     return {name: _plain(out.get(name)) for name in FACT_CATALOG}
 

@@ -30,11 +30,19 @@ from ..record import PHASE_STEADY, PHASE_WARMUP, RunRecord, Step
 from ._stats import median
 
 __all__ = ["steady_steps", "warmup_steps", "steady_span", "in_window", "mean_step_time",
-           "usual_batch", "partial_batches", "MIN_STEADY_STEPS"]
+           "usual_batch", "partial_batches", "MIN_STEADY_STEPS", "enough_steps"]
 
 # Fewer steady steps than this are too thin to judge from: the rules that read the steps stay quiet
 # and the verdict says so.
 MIN_STEADY_STEPS = 5
+
+
+def enough_steps(facts: dict) -> bool:
+    """Enough steady steps to judge from (facts by name). The hooks time each step with the noise of
+    a shared machine, so a live run needs MIN_STEADY_STEPS; a trace's steps are each profiled whole,
+    kernel by kernel, and a trace of one step is still a measurement of it."""
+    need = 1 if facts.get("from_trace") else MIN_STEADY_STEPS
+    return (facts.get("steady_steps") or 0) >= need
 
 
 def _candidates(record: RunRecord) -> tuple[Step, ...]:

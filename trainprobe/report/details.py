@@ -9,11 +9,13 @@ from __future__ import annotations
 import os
 from typing import Any, Sequence
 
+from ..findings import Diagnosis
 from ..record import RunRecord
 from .. import display
 from .sections import bare_reason
 
-__all__ = ["HOTSPOTS_SHOWN", "ops_section", "hotspots_section", "environment_section", "settings_section"]
+__all__ = ["HOTSPOTS_SHOWN", "ops_section", "hotspots_section", "environment_section", "settings_section",
+           "device_section", "ranks_section"]
 
 # Rows of a hotspot or op table shown before "more": the rest fold away.
 HOTSPOTS_SHOWN = 12
@@ -189,3 +191,54 @@ def settings_section(record: RunRecord) -> dict[str, Any]:
     ]
     return {"loaders": loaders, "optimizers": optimizers, "schedulers": schedulers, "models": models,
             "flags": flags, "env_flags": sorted(s.env_flags.items())}
+
+
+# The device's step, in the order the overview shows it: what the GPU did, then why it idled.
+_DEVICE_ROWS = (
+    ("device_compute_share", "computing (kernels and memsets)"),
+    ("device_copy_share", "copying memory, not under compute"),
+    ("exposed_communication_share", "communicating, with nothing else running"),
+    ("gpu_idle_data_share", "idle while the host fetched a batch (DataLoader)"),
+    ("gpu_idle_sync_share", "idle while the host waited in a sync"),
+    ("gpu_idle_host_share", "idle while the host ran its own code (CPU exec)"),
+    ("gpu_idle_launch_share", "idle in the launch path (runtime)"),
+    ("gpu_idle_dependency_share", "idle with work queued behind other work"),
+)
+_DEVICE_FACTS = (
+    ("gpu_busy_share", "GPU busy (utilization over the steps)", display.share),
+    ("gpu_idle_at_boundaries_share", "GPU idle at step boundaries", display.share),
+    ("communication_overlap_share", "communication hidden behind compute", display.share),
+    ("kernels_per_step", "kernels per step", display.number),
+    ("launches_per_step", "kernel launches per step", display.number),
+    ("median_kernel_time", "median kernel", display.seconds),
+    ("mean_kernel_time", "mean kernel", display.seconds),
+    ("tensor_core_share", "matrix math on tensor cores", display.share),
+    ("half_precision_share", "matrix math in fp16/bf16", display.share),
+    ("blocking_copies_per_step", "copies the host waited for, per step", display.number),
+)
+
+
+def device_section(diagnosis: Diagnosis) -> dict[str, Any]:
+    """The GPU's side of the step from the device timeline: the diagnosis's facts, formatted."""
+    facts = {f.name: f.value for f in diagnosis.facts}
+    if not facts.get("device_timeline_available"):
+        return {"available": False}
+    rows = [{"label": label, "share": display.share(facts.get(name)), "width": float(facts.get(name) or 0.0)}
+            for name, label in _DEVICE_ROWS if facts.get(name)]
+    numbers = [(label, fmt(facts.get(name))) for name, label, fmt in _DEVICE_FACTS]
+    return {"available": True, "base": display.seconds(facts.get("profiled_step_time")), "rows": rows,
+            "numbers": [(k, v) for k, v in numbers if v != display.UNKNOWN]}
+
+
+def ranks_section(record: RunRecord) -> dict[str, Any]:
+    """Every rank of a job read from several ranks' traces, as each rank's diagnosis found it."""
+    rows = [{"rank": "?" if r.rank is None else str(r.rank), "steps": display.count(r.steps),
+             "step_time": display.seconds(r.step_time), "idle": display.share(r.gpu_idle_share),
+             "communication": display.share(r.exposed_communication_share),
+             "data_wait": display.share(r.data_wait_share), "verdict": r.verdict, "slowest": r.slowest,
+             "files": ", ".join(os.path.basename(f) for f in r.files)} for r in record.ranks]
+    slowest = next((r for r in record.ranks if r.slowest), None)
+    why = None
+    if slowest is not None and slowest.why_slowest:
+        why = f"Rank {slowest.rank} is the slowest: {slowest.why_slowest}. This report is rank {slowest.rank}'s."
+    return {"rows": rows, "why": why}

@@ -25,7 +25,8 @@ from ..record import RunRecord
 from ..jsonio import to_dict, write_text_atomic
 from .. import display
 from .downsample import thin_indices
-from .details import environment_section, hotspots_section, ops_section, settings_section
+from .details import (device_section, environment_section, hotspots_section, ops_section, ranks_section,
+                      settings_section)
 from .sections import breakdown_section, findings_section, header_section, outcome_section, verdict_section
 from .timelines import hero_chart, timelines_section
 
@@ -127,11 +128,14 @@ def report_context(record: RunRecord, diagnosis: Diagnosis,
         "findings": findings_section(diagnosis),
         "timelines": timelines_section(record),
         "ops": ops_section(record),
+        "device": device_section(diagnosis),
+        "ranks": ranks_section(record),
         "hotspots": hotspots_section(record),
         "environment": environment_section(record),
         "settings": settings_section(record),
         "notes": list(record.notes),
         "rule_errors": list(diagnosis.rule_errors),
+        "not_judged": list(diagnosis.not_judged),
         "rules_evaluated": diagnosis.rules_evaluated,
         "raw_json": _json_for_script(raw),
         "raw_note": raw_note,

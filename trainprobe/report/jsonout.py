@@ -54,6 +54,12 @@ def json_summary(record: RunRecord, diagnosis: Diagnosis, report_path: Optional[
         "steps_measured": len(record.steps),
         "whatif": _whatif(diagnosis),
         "rule_errors": list(diagnosis.rule_errors),
+        "not_judged": list(diagnosis.not_judged),
+        "source": "trace" if record.profiler.source == "trace" else "probe",
+        "ranks": [{"rank": r.rank, "step_time_s": r.step_time, "gpu_idle_share": r.gpu_idle_share,
+                   "exposed_communication_share": r.exposed_communication_share,
+                   "data_wait_share": r.data_wait_share, "verdict": r.verdict, "slowest": r.slowest,
+                   "why_slowest": r.why_slowest, "files": list(r.files)} for r in record.ranks],
         "report_path": str(report_path) if report_path is not None else None,
         "record_path": str(record_path) if record_path is not None else None,
     }

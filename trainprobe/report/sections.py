@@ -70,6 +70,10 @@ def script_name(record: RunRecord) -> str:
         return os.path.basename(inv.script) or inv.script
     if inv.module:
         return f"-m {inv.module}"
+    files = inv.options.get("files") if inv.options.get("source") == "trace" else None
+    if files:
+        first = os.path.basename(str(files[0]))
+        return first if len(files) == 1 else f"{first} and {len(files) - 1} more"
     return "(unknown script)"
 
 

@@ -1,0 +1,94 @@
+"""The device's timeline from the profile: where a step's GPU time went, and why the GPU idled.
+
+Every share here is of the profiled steps' mean duration (the window the timeline covers); the
+definitions are in trace/device.py. On a CPU-only run, or a GPU run whose profile has no device
+timeline, these facts are unknown.
+"""
+
+from __future__ import annotations
+
+from ..record import RunRecord
+from ._stats import ratio
+
+__all__ = ["FAMILY", "FACTS", "compute"]
+
+FAMILY = "device"
+
+FACTS = {
+    "from_trace": ("bool", "The record was read from a torch.profiler trace file (`trainprobe trace`), "
+                   "not measured by running the script: settings the trace does not hold are unknown."),
+    "device_timeline_available": ("bool", "The profile holds the device's timeline (kernels, copies, "
+                                  "memsets) over whole steps."),
+    "profiled_step_time": ("s", "Mean duration of the profiled steps: the base of this family's shares."),
+    "device_compute_share": ("share", "Share of the step the GPU ran compute kernels (and memsets)."),
+    "device_copy_share": ("share", "Share of the step the GPU copied memory, not hidden under compute."),
+    "exposed_communication_share": ("share", "Share of the step the GPU ran collective communication "
+                                    "(NCCL) with no compute or copy beside it: communication the step "
+                                    "waits for."),
+    "exposed_communication_per_step": ("s", "Seconds per step of that exposed communication."),
+    "communication_kernel_share": ("share", "Communication kernels' share of all kernel time."),
+    "communication_overlap_share": ("share", "Of the communication kernels' time, the share hidden under "
+                                    "compute or copies."),
+    "gpu_idle_data_share": ("share", "Share of the step the GPU idled while the host fetched a batch."),
+    "gpu_idle_sync_share": ("share", "Share of the step the GPU idled while the host waited in a sync."),
+    "gpu_idle_host_share": ("share", "Share of the step the GPU idled while the host did other work "
+                            "before launching the next kernel (Python, the framework, the CPU side of ops)."),
+    "gpu_idle_launch_share": ("share", "Share of the step the GPU idled in the launch path itself: from a "
+                              "launch call to its kernel's start, and short gaps between queued kernels."),
+    "gpu_idle_dependency_share": ("share", "Share of the step the GPU idled with work queued that waited "
+                                  "for other work: an event, another stream, a peer rank."),
+    "gpu_idle_at_boundaries_share": ("share", "Share of the step the GPU idled before the step's first "
+                                     "work and after its last: the host's work between steps, exposed."),
+    "gpu_idle_at_boundaries_per_step": ("s", "Seconds per step of that idle time at step boundaries."),
+    "kernels_per_step": ("per_step", "Kernels run per step on the GPU."),
+    "median_kernel_time": ("s", "Median kernel duration (half the kernels are shorter)."),
+    "tensor_core_share": ("share", "Of the matmul and convolution kernel time, the share on tensor cores "
+                          "(from the kernels' names)."),
+    "half_precision_share": ("share", "Of the matmul and convolution kernel time, the share in fp16 or "
+                             "bf16."),
+    "blocking_copies_per_step": ("per_step", "Host-device copies per step the host waited for (its "
+                                 "copy call lasted until the copy was done)."),
+    "d2h_copies_per_step": ("per_step", "Device-to-host copies per step."),
+}
+
+
+def _share(seconds: object, base: object) -> object:
+    share = ratio(seconds, base)  # type: ignore[arg-type]
+    return None if share is None else max(0.0, min(1.0, share))
+
+
+def compute(record: RunRecord) -> dict[str, object]:
+    prof = record.profiler
+    out: dict[str, object] = {"from_trace": prof.source == "trace"}
+    timeline = bool(prof.availability.available and prof.steps and prof.gpu_busy_per_step is not None)
+    out["device_timeline_available"] = timeline
+    if not timeline:
+        return out
+    base = prof.wall / prof.steps
+    idle = prof.gpu_idle_by_cause
+    by_class = prof.device_time_by_class
+    kernels = prof.kernel_time_by_class
+    kernel_total = kernels.get("compute", 0.0) + kernels.get("communication", 0.0)
+    out.update({
+        "profiled_step_time": base,
+        "device_compute_share": _share(by_class.get("compute"), base),
+        "device_copy_share": _share(by_class.get("copy"), base),
+        "exposed_communication_share": _share(by_class.get("communication"), base),
+        "exposed_communication_per_step": by_class.get("communication"),
+        "communication_kernel_share": ratio(kernels.get("communication"), kernel_total),
+        "communication_overlap_share": prof.communication_overlap_share,
+        "gpu_idle_data_share": _share(idle.get("data"), base),
+        "gpu_idle_sync_share": _share(idle.get("sync"), base),
+        "gpu_idle_host_share": _share(idle.get("host"), base),
+        "gpu_idle_launch_share": _share(idle.get("launch"), base),
+        "gpu_idle_dependency_share": _share(idle.get("dependency"), base),
+        "gpu_idle_at_boundaries_share": _share(prof.gpu_idle_at_step_boundaries, base),
+        "gpu_idle_at_boundaries_per_step": prof.gpu_idle_at_step_boundaries,
+        "kernels_per_step": prof.kernels_per_step,
+        "median_kernel_time": prof.median_kernel_time,
+        "tensor_core_share": prof.tensor_core_share,
+        "half_precision_share": prof.half_precision_share,
+        "blocking_copies_per_step": prof.blocking_copies_per_step,
+        "d2h_copies_per_step": prof.d2h_copies_per_step,
+    })
+    return out
