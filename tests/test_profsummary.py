@@ -4,8 +4,16 @@ import pytest
 import torch
 from torch.utils.data import DataLoader, Dataset
 
-from trainprobe.probe.profsummary import summarize_profile
+from trainprobe.probe.clock import PhaseRanges
+from trainprobe.probe.profsummary import LIVE_TRACE_NAME, summarize_profile
 from trainprobe.probe.windows import ProfilerWindow
+
+
+def _each_step(batches, ranges, steps=8):
+    """The batches, each fetched inside its step's range (a step runs from one fetch to the next)."""
+    for step in range(steps):
+        ranges.begin_step(step)
+        yield next(batches)
 
 
 class ItemInTransform(Dataset):
@@ -21,15 +29,16 @@ class ItemInTransform(Dataset):
 
 
 @pytest.mark.slow
-def test_syncs_are_split_between_loop_optimizer_and_loader():
+def test_syncs_are_split_between_loop_optimizer_and_loader(tmp_path):
     loader = DataLoader(ItemInTransform(), batch_size=8)
     model = torch.nn.Linear(4, 1)
     opt = torch.optim.AdamW(model.parameters())
     batches = iter(loader)  # iterator set-up (a seed tensor) stays outside the window, as mid-epoch
     window = ProfilerWindow(with_cuda=False)
     window.start(0)
+    ranges = PhaseRanges()  # the clock marks each step as a ProfilerStep#N range in the window
     steps = 0
-    for x in batches:
+    for x in _each_step(batches, ranges):
         opt.zero_grad()
         loss = model(x).sum()
         loss.backward()
@@ -37,9 +46,11 @@ def test_syncs_are_split_between_loop_optimizer_and_loader():
         loss.item()  # the loop's own sync: one per step
         torch.tensor([1.0, 2.0])  # a tensor built from Python data: one per step
         steps += 1
+    ranges.close()
     window.stop(steps)
-    summary = summarize_profile(window, with_cuda=False)
-    assert summary.availability.available
+    summary = summarize_profile(window, with_cuda=False, out_dir=str(tmp_path))
+    assert summary.availability.available and summary.source == "live"
+    assert (tmp_path / LIVE_TRACE_NAME).exists()  # the window as a standard trace, beside the record
     assert summary.steps == steps == 8
     assert summary.sync_calls["item/tolist"] == 1.0  # the dataset's .item() calls are left out
     assert summary.sync_calls["item/tolist (optimizer)"] >= 1.0  # AdamW's step counter

@@ -262,7 +262,8 @@ class Step(JsonMixin):
     """One training step: one iteration of the training loop, from one training batch fetch to the
     next, with every optimizer step inside it (``boundary`` says how its end was found: ``fetch``,
     ``optimizer`` when the loop fetches no batches, ``backward`` when it has no optimizer either,
-    ``batch`` for an inference loop; see ``probe/clock.py``).
+    ``batch`` for an inference loop; see ``probe/clock.py``; ``trace`` for a step read from a
+    trace's ProfilerStep#N range, see ``trace/summarize.py``).
 
     The phases are CPU-side wall time: on a GPU, CUDA work is asynchronous, so
     ``gpu_*`` fields (from CUDA events, when available) give device-side time.
@@ -350,6 +351,7 @@ class ProfilerSummary(JsonMixin):
     # how each is defined). Seconds per step; empty or None without a GPU in the profile.
     source: str = "live"  # live (the probe's window) | trace (a trace file read by `trainprobe trace`)
     gpu_busy_per_step: Optional[float] = None
+    step_gpu_busy: dict[str, float] = field(default_factory=dict)  # step index -> its GPU-busy seconds
     gpu_idle_by_cause: dict[str, float] = field(default_factory=dict)  # data, sync, host, launch
     device_time_by_class: dict[str, float] = field(default_factory=dict)  # compute, copy, communication (exposed)
     gpu_idle_at_step_boundaries: Optional[float] = None  # idle before a step's first work and after its last

@@ -158,6 +158,16 @@ def _step_noise_note(steps: list[Step]) -> Optional[str]:
     return None
 
 
+def _with_gpu_busy(steps: list, profiler: Optional[ProfilerSummary]) -> tuple:
+    """The profiled steps with their GPU-busy time from the profiler window's device timeline (the
+    hooks time the host; only the profile sees the device)."""
+    busy = profiler.step_gpu_busy if profiler is not None else {}
+    if not busy:
+        return tuple(steps)
+    return tuple(dataclasses.replace(s, gpu_busy=busy[str(s.index)])
+                 if s.gpu_busy is None and str(s.index) in busy else s for s in steps)
+
+
 def assemble_record(
     *,
     invocation: Invocation,
@@ -189,7 +199,7 @@ def assemble_record(
         invocation=invocation,
         environment=_environment(environment, child.torch_env),
         settings=child.settings or Settings(),
-        steps=tuple(child.steps),
+        steps=_with_gpu_busy(child.steps, child.profiler),
         profiler=child.profiler or ProfilerSummary(),
         hotspots=hotspots,
         workers=workers,

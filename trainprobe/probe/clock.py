@@ -52,15 +52,30 @@ _PROFILED_SLOWDOWN = 1.3  # profiled steps run this much slower, at most (torch.
 class PhaseRanges:
     """The step's phases as ``trainprobe::<phase>`` ranges in torch.profiler's trace, while it runs,
     so that each op can be attributed to the phase it ran in (ops outside every range ran in the
-    loop's own code). Only phases opened while it is on are closed by it."""
+    loop's own code), and each step as a ``ProfilerStep#N`` range around them, as prof.step()
+    marks steps: the exported trace is a standard one that `trainprobe trace` (or any trace tool)
+    splits into the same steps. Only ranges opened while it is on are closed by it."""
 
     PREFIX = "trainprobe::"
+    STEP = "ProfilerStep#"
 
     def __init__(self) -> None:
         from torch.autograd.profiler import record_function
 
         self._record_function = record_function
         self._open: list[tuple[str, object]] = []
+        self._step: Optional[object] = None
+
+    def begin_step(self, index: int) -> None:
+        self.end_step()
+        context = self._record_function(f"{self.STEP}{index}")
+        context.__enter__()
+        self._step = context
+
+    def end_step(self) -> None:
+        if self._step is not None:
+            step, self._step = self._step, None
+            step.__exit__(None, None, None)  # type: ignore[attr-defined]
 
     def push(self, phase: str) -> None:
         context = self._record_function(self.PREFIX + phase)
@@ -74,6 +89,7 @@ class PhaseRanges:
     def close(self) -> None:
         while self._open:
             self._open.pop()[1].__exit__(None, None, None)  # type: ignore[attr-defined]
+        self.end_step()
 
 
 class StepClock:
@@ -318,6 +334,8 @@ class StepClock:
         measured = (acc["data_wait"] + acc["h2d"] + acc["forward"] + acc["backward"] + acc["optimizer"]
                     + acc["eval"] + acc["debug"])  # zero_grad and a closure's own code are part of other
         validation = acc["eval"] > 0.5 * duration
+        if self.ranges is not None:
+            self.ranges.end_step()
         # Positional, in stepcodec.STEP_FIELDS order: one small tuple per step is the cheapest event to write.
         self._emit_step((
             self.steps_emitted, self._step_start - self.t0, duration, acc["data_wait"], acc["h2d"],
@@ -331,6 +349,8 @@ class StepClock:
             self._recent.append(duration)
 
     def _reset(self, now: float) -> None:
+        if self.ranges is not None and self.window == PHASE_PROFILED:
+            self.ranges.begin_step(self.steps_emitted)  # the next step, as the trace will number it
         self._step_start = now
         self._segment = now
         self._stack.clear()

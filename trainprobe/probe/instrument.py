@@ -540,7 +540,8 @@ class Instrumentation:
         self._emit_settings()
         self.sink.emit("data_paths", paths=_data_paths(self.reg))
         if self.profiler_window is not None:
-            summary = summarize_profile(self.profiler_window, self.profiler_window.with_cuda, self.config.trace_path)
+            summary = summarize_profile(self.profiler_window, self.profiler_window.with_cuda, self.config.trace_path,
+                                        self.config.out_dir or None)
             self.sink.emit("profiler", summary=summary.to_dict())
         elif self.config.plan.profiler:
             reason = "the script ended before the profiler window" if not self.clock.stop_reason else "no profiler window"

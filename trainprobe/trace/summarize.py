@@ -48,6 +48,7 @@ _CHEAP_OPS = frozenset({
     "aten::slice", "aten::detach", "aten::alias", "aten::_unsafe_view", "aten::empty", "aten::resolve_conj",
     "aten::resolve_neg", "aten::result_type",
 })
+_CPU_MATMUL_CONV = ("conv", "addmm", "aten::mm", "bmm", "matmul", "linear", "gemm")
 _SMALL_OP = 10.0  # µs: an op this short is mostly its fixed cost (dispatch, setup)
 _STEP_NUMBER = re.compile(r"ProfilerStep#(\d+)")
 _OPTIMIZER_STEP = "Optimizer.step"
@@ -151,7 +152,7 @@ def digest(collected: Collected, trace_path: Optional[str] = None) -> TraceDiges
         timed = sum(v for f, v in fields.items() if f != "zero_grad")
         steps.append(Step(
             index=number, start=(a - lo) * _US, duration=duration, other=max(0.0, duration - timed),
-            phase="steady", boundary="trace", batches=1 if loader.covered(a, b) > 0 else 0,
+            phase="profiled", boundary="trace", batches=1 if loader.covered(a, b) > 0 else 0,
             gpu_busy=dev.per_step_busy[k] * _US if dev is not None else None, updates=1, **fields))
     if phases is None:
         notes.append("A trace does not say where the forward ends and the backward begins: the step's time "
@@ -162,10 +163,10 @@ def digest(collected: Collected, trace_path: Optional[str] = None) -> TraceDiges
         activities=("CPU", "CUDA") if device is not None else ("CPU",),
         steps=n,
         wall=(hi - lo) * _US,
-        **host,
-        **gpu,
+        **{**host, **gpu},
         **(_device_summary(dev, n) if dev is not None else {}),
         op_time_by_phase=_op_time_by_phase(collected, nested, names, lo, hi, n),
+        step_gpu_busy={str(s.index): s.gpu_busy for s in steps if s.gpu_busy is not None},
         source="trace",
         trace_path=trace_path,
         processing_time=time.monotonic() - started,
@@ -250,8 +251,14 @@ def _host_figures(collected: Collected, nested: dict, lo: float, hi: float, n: i
     top_cpu = tuple(
         OpStat(name=names[k], calls=int(v[0]), self_cpu=v[1] * _US, cpu_total=v[2] * _US)
         for k, v in sorted(by_name.items(), key=lambda kv: kv[1][1], reverse=True)[:_TOP])
+    heavy = sum(v[1] for k, v in by_name.items() if any(tag in names[k].lower() for tag in _CPU_MATMUL_CONV))
+    op_total = sum(v[1] for v in by_name.values())
     return {
         "cpu_total": cpu_total * _US,
+        # Without a device the matrix math's share is of the ops' own CPU time (a device run's comes
+        # from its kernels and replaces these).
+        "matmul_conv_share": heavy / op_total if op_total > 0 and not with_device else None,
+        "fp32_matmul_conv_share": None,
         "ops_per_step": loop_count / n,
         "loop_op_time_per_step": loop_time * _US / n,
         "toplevel_ops_per_step": toplevel / n,
