@@ -53,8 +53,31 @@ def trace_digest(path: Path):
 
 @functools.cache
 def trace_record(name: str) -> RunRecord:
-    """``NAME.pt.trace.json.gz`` read as `trainprobe trace` reads it (one file: one rank)."""
+    """``NAME.pt.trace.json.gz`` under tests/data/traces, read as `trainprobe trace` reads it."""
+    return trace_record_at(TRACES_DIR / f"{name}.pt.trace.json.gz")
+
+
+@functools.cache
+def trace_record_at(path: Path) -> RunRecord:
+    """A trace file read as `trainprobe trace` reads one file (one rank)."""
     from trainprobe.trace.record import record_from_digest
 
-    path = TRACES_DIR / f"{name}.pt.trace.json.gz"
     return record_from_digest(trace_digest(path), trace_events(path)[1], [path])
+
+
+@functools.cache
+def trace_diagnosed(name: str) -> tuple[RunRecord, Diagnosis]:
+    record = trace_record(name)
+    return record, diagnosis_of(record)
+
+
+_DIAGNOSES: dict[int, tuple[RunRecord, Diagnosis]] = {}
+
+
+def diagnosis_of(record: RunRecord) -> Diagnosis:
+    """The diagnosis of a record object shared between tests (a recorded trace's record is one object
+    per session), made once; other records are diagnosed each time."""
+    held = _DIAGNOSES.get(id(record))
+    if held is None or held[0] is not record:
+        held = _DIAGNOSES[id(record)] = (record, diagnose(record))
+    return held[1]

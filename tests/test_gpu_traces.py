@@ -6,11 +6,8 @@ from __future__ import annotations
 import os
 import sys
 import tomllib
-from pathlib import Path
 
 import pytest
-
-from trainprobe.engine import diagnose
 
 sys.path.insert(0, os.path.dirname(__file__))
 import recorded  # noqa: E402
@@ -21,8 +18,7 @@ ONE_FILE = sorted(name for name, e in EXPECT.items() if "file" in e)
 
 
 def _diagnosed(name: str):
-    record = recorded.trace_record(name)
-    return record, diagnose(record)
+    return recorded.trace_diagnosed(name)
 
 
 @pytest.mark.parametrize("name", [n for n in ONE_FILE if not EXPECT[n]["expert"].get("no_steps")])

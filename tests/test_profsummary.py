@@ -60,6 +60,7 @@ def test_syncs_are_split_between_loop_optimizer_and_loader(tmp_path):
     assert any(op.name == "aten::addmm" for op in summary.top_cpu_ops)
 
 
+@pytest.mark.slow  # starts torch.profiler (over a second here)
 def test_a_window_that_never_closed_is_unavailable_with_a_reason():
     window = ProfilerWindow(with_cuda=False)
     window.start(0)

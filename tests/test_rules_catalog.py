@@ -82,7 +82,7 @@ def test_every_rule_has_a_case(rule_id):
 @pytest.mark.parametrize("rule_id", sorted(CASES))
 def test_bad_record_triggers_the_rule(rule_id):
     case = CASES[rule_id]
-    result = diagnose(case.bad())
+    result = recorded.diagnosis_of(case.bad())
     assert result.rule_errors == ()
     found = {f.id: f for f in result.findings}
     assert rule_id in found, f"{rule_id} did not fire; findings: {sorted(found)}"
@@ -99,7 +99,7 @@ def test_bad_record_triggers_the_rule(rule_id):
 
 @pytest.mark.parametrize("rule_id", sorted(CASES))
 def test_good_record_does_not_trigger_the_rule(rule_id):
-    result = diagnose(CASES[rule_id].good())
+    result = recorded.diagnosis_of(CASES[rule_id].good())
     assert rule_id not in {f.id for f in result.findings}
 
 

@@ -100,6 +100,7 @@ def _increasing(values) -> bool:
     return all(a < b for a, b in zip(values, values[1:]))
 
 
+@pytest.mark.slow  # seconds of real sampling: kept out of the quick loop, run in CI
 def test_process_tree_roles_cpu_and_host_series(process_tree):
     proc, busy, idle = process_tree
     t0 = time.monotonic()
@@ -289,6 +290,7 @@ def test_storage_stride_halves_the_rate_every_30_minutes_down_to_a_floor():
     assert sum(1 for k in stored if k * 0.1 >= 5 * 3600) <= 3600 / MAX_STORED_PERIOD_S + 1
 
 
+@pytest.mark.slow  # seconds of real sampling: kept out of the quick loop, run in CI
 def test_thinning_applies_to_live_sampling():
     speed = 5400.0  # a clock 5400x faster than real time: 1/3 s real = 30 min of run
     real0 = time.monotonic()

@@ -39,12 +39,10 @@ def test_the_trace_holds_the_profiled_steps(name):
 
 
 @pytest.mark.parametrize("name", RUNS)
-def test_reading_the_trace_gives_the_live_verdict(name, tmp_path):
-    record = recorded.load(LIVE / name / "run.json")
-    live = analyze_record(record)
-    read = trace([LIVE / name / LIVE_TRACE_NAME], tmp_path / "read")
-    assert read.diagnosis.verdict.category == live.verdict.category, (live.verdict.headline,
-                                                                      read.diagnosis.verdict.headline)
+def test_reading_the_trace_gives_the_live_verdict(name):
+    _, live = recorded.diagnosed(LIVE / name / "run.json")
+    read = analyze_record(recorded.trace_record_at(LIVE / name / LIVE_TRACE_NAME))
+    assert read.verdict.category == live.verdict.category, (live.verdict.headline, read.verdict.headline)
 
 
 @pytest.mark.slow
