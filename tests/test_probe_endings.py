@@ -50,6 +50,8 @@ def test_sigkill_keeps_what_was_measured(tmp_path):
     assert record.outcome.status == "killed"
     assert record.outcome.signal == "SIGKILL"
     assert proc.returncode == 137
+    # A kill -9 is not out of memory unless the kernel's OOM killer says so.
+    assert not record.outcome.oom and "sender unknown" in record.outcome.reason
     # Steps reach the disk in batches at most FLUSH_EVERY (0.2 s) apart: with 50 ms steps,
     # a kill loses at most the last few.
     assert len(record.steps) >= 12 - 1 - 5

@@ -24,7 +24,7 @@ from .findings import Diagnosis, Verdict, WhatIf
 from .jsonio import write_json_atomic
 from .probe.config import WindowPlan
 from .probe.refit import refit
-from .record import RunRecord
+from .record import SCHEMA_VERSION, RunRecord
 
 __all__ = [
     "TrainprobeError",
@@ -74,13 +74,59 @@ def check_target(target: Sequence[str]) -> None:
         raise TrainprobeError(f"{target[0]} is a folder without a __main__.py")
 
 
-def load_record(path: str | os.PathLike) -> RunRecord:
+def output_folder(out_dir: str | os.PathLike) -> Path:
+    """The folder the user named for a new run, made now, before anything runs: a path under a file,
+    an existing file, a folder that cannot be made or one that already holds a run is refused."""
+    out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        raise TrainprobeError(f"cannot use {out} as the output folder: it is a file")
+    if (out / "run.json").exists():
+        raise TrainprobeError(f"{out} already holds a run; choose another output folder")
     try:
-        return RunRecord.load(path)
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise TrainprobeError(f"cannot create output folder {out}: {exc.strerror or exc}") from None
+    if not os.access(out, os.W_OK):
+        raise TrainprobeError(f"cannot write to the output folder {out}")
+    return out
+
+
+def _default_folder(target: Sequence[str]) -> Path:
+    from .probe.launch import default_out_dir
+
+    try:
+        return default_out_dir(target)
+    except OSError as exc:
+        raise TrainprobeError(f"cannot create an output folder under ./trainprobe-runs: {exc.strerror or exc}") from None
+
+
+def load_record(path: str | os.PathLike) -> RunRecord:
+    """A saved run record, checked: a file that is not one, or one of a newer schema than this
+    version reads, is refused with what is wrong (and which field, for a damaged record)."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
     except FileNotFoundError:
         raise TrainprobeError(f"run record not found: {path}") from None
-    except (ValueError, TypeError, KeyError) as exc:
-        raise TrainprobeError(f"{path} is not a trainprobe run record ({exc})") from None
+    except IsADirectoryError:
+        raise TrainprobeError(f"{path} is a folder; give its run.json") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise TrainprobeError(f"cannot read {path}: {exc}") from None
+    except ValueError as exc:
+        raise TrainprobeError(f"{path} is not a trainprobe run record (not JSON: {exc})") from None
+    if not isinstance(data, dict) or "schema_version" not in data:
+        what = "an object without schema_version" if isinstance(data, dict) else f"a JSON {type(data).__name__}"
+        raise TrainprobeError(f"{path} is not a trainprobe run record ({what})")
+    version = data["schema_version"]
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise TrainprobeError(f"{path} is not a trainprobe run record (schema_version {version!r})")
+    if version > SCHEMA_VERSION:
+        raise TrainprobeError(f"{path} was written by a newer trainprobe (record schema {version}; this version "
+                              f"reads schema {SCHEMA_VERSION}): upgrade trainprobe to read it")
+    try:
+        return RunRecord.from_dict(data)
+    except (ValueError, TypeError, KeyError, AttributeError) as exc:
+        raise TrainprobeError(f"{path} is a damaged run record: {exc}") from None
 
 
 def _unknown(reason: str) -> Diagnosis:
@@ -198,12 +244,10 @@ def diagnose(
     progress: Callable[[str], None] = lambda line: None,
 ) -> DiagnoseResult:
     """Run ``target`` under the probe, apply the rules, write run.json and report.html."""
-    from .probe.launch import ProbeOptions, default_out_dir, run_probe
+    from .probe.launch import ProbeOptions, run_probe
 
     check_target(target)
-    out = Path(out_dir) if out_dir else default_out_dir(target)
-    if (out / "run.json").exists():
-        raise TrainprobeError(f"{out} already holds a run; choose another --out folder")
+    out = output_folder(out_dir) if out_dir else _default_folder(target)
     options = ProbeOptions(out_dir=out, plan=plan, timeout=timeout, trace_path=trace_path,
                            data_paths=tuple(data_paths))
     probe = run_probe(target, options, progress)
@@ -243,7 +287,6 @@ def trace(paths: Sequence[str | os.PathLike], out_dir: Optional[Path] = None,
     Several ranks' traces make one job: each rank gets its record and diagnosis under
     ``rank<N>/``, and the job's report (in ``out_dir``) is the slowest rank's, with every rank's
     table. Raises TrainprobeError for a path or file that cannot be read as a trace."""
-    from .probe.launch import default_out_dir
     from .trace.job import rank_table
     from .trace.read import TraceError
     from .trace.record import read_traces
@@ -252,10 +295,7 @@ def trace(paths: Sequence[str | os.PathLike], out_dir: Optional[Path] = None,
         runs = read_traces(paths)
     except TraceError as exc:
         raise TrainprobeError(str(exc)) from None
-    out = Path(out_dir) if out_dir else default_out_dir([str(Path(paths[0]).name).split(".")[0] or "trace"])
-    if (out / "run.json").exists():
-        raise TrainprobeError(f"{out} already holds a run; choose another -o folder")
-    out.mkdir(parents=True, exist_ok=True)
+    out = output_folder(out_dir) if out_dir else _default_folder([str(Path(paths[0]).name).split(".")[0] or "trace"])
     if len(runs) == 1:
         record_path = out / "run.json"
         runs[0].record.save(record_path)

@@ -36,8 +36,19 @@ for _name in _COMMAND_MODULES:
         cli.add_command(_command)
 
 
+def _tolerant_streams() -> None:
+    """Output degrades instead of crashing on a terminal or pipe that cannot encode ·, × or →
+    (PYTHONIOENCODING=ascii, a C locale): such characters become '?'."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.reconfigure(errors="replace")  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            pass  # not a text stream we can reconfigure (a test's capture, a notebook's)
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the CLI and return its exit status instead of exiting."""
+    _tolerant_streams()
     try:
         result = cli.main(args=list(argv) if argv is not None else None,
                           prog_name="trainprobe", standalone_mode=False)

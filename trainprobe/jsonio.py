@@ -110,12 +110,24 @@ def _convert(tp: Any, value: Any) -> Any:
 
 
 def from_dict(cls: type[T], data: dict[str, Any]) -> T:
-    """Build dataclass ``cls`` from plain data, tolerating missing and extra keys."""
+    """Build dataclass ``cls`` from plain data, tolerating missing and extra keys. A value of the
+    wrong shape raises TypeError naming its field ("RunRecord.outcome: null where an object is
+    expected"), so a damaged file is reported where it is damaged."""
+    if not isinstance(data, dict):
+        raise TypeError(f"expected an object for {cls.__name__}, got {type(data).__name__}")
     hints = _hints(cls)
     kwargs = {}
     for f in dataclasses.fields(cls):  # type: ignore[arg-type]
-        if f.name in data:
-            kwargs[f.name] = _convert(hints[f.name], data[f.name])
+        if f.name not in data:
+            continue
+        hint, value = hints[f.name], data[f.name]
+        if value is None and isinstance(hint, type) and dataclasses.is_dataclass(hint):
+            raise TypeError(f"{cls.__name__}.{f.name}: null where an object is expected")
+        try:
+            kwargs[f.name] = _convert(hint, value)
+        except (TypeError, ValueError, AttributeError) as exc:
+            text = str(exc)
+            raise TypeError(text if text.startswith(cls.__name__) else f"{cls.__name__}.{f.name}: {text}") from None
     return cls(**kwargs)
 
 

@@ -28,7 +28,9 @@ def report(record_path: Path, output, rule_dirs, as_json: bool, open_report: boo
         return 2
     result = finish(record, record_path, rule_dirs, report_path=output)
     print_outcome(result, as_json, quiet=False)
-    if open_report and result.report_path:
+    if result.report_path is None:
+        return 1  # the diagnosis was printed, but the report the command is for was not written
+    if open_report:
         open_in_browser(result.report_path)
     return 0
 

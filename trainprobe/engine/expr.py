@@ -127,12 +127,42 @@ RULE_FILTERS: dict[str, Callable] = {
 }
 
 
+# A rule's expression computes shares and seconds: no number it needs has more digits than a float
+# holds, and no list it needs has a million items. Past these a rule is broken (or hostile), and
+# it becomes a rule error instead of taking the tool's time or memory. Intercepted operators are
+# also never folded at compile time, so a constant expression cannot hang the rule's loading.
+_MAX_DIGITS = 308
+_MAX_ITEMS = 1_000_000
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _check_power(left: Any, right: Any) -> None:
+    if _is_missing(right) or not _number(right):
+        return
+    if abs(right) > _MAX_POWER:
+        raise ValueError(f"exponent {right} is too large (at most {_MAX_POWER})")
+    if _number(left) and abs(left) > 1 and right > 0 and right * math.log10(abs(left)) > _MAX_DIGITS:
+        raise ValueError(f"{float(left):.3g} ** {right} would have more than {_MAX_DIGITS} digits")
+
+
+def _check_repeat(left: Any, right: Any) -> None:
+    for seq, times in ((left, right), (right, left)):
+        if isinstance(seq, (str, list, tuple)) and isinstance(times, int) and len(seq) * times > _MAX_ITEMS:
+            raise ValueError(f"repeating a sequence of {len(seq)} items {times} times is too large "
+                             f"(at most {_MAX_ITEMS:,} items)")
+
+
 class _RuleEnvironment(SandboxedEnvironment):
-    intercepted_binops = frozenset(["**"])
+    intercepted_binops = frozenset(["**", "*"])
 
     def call_binop(self, context, operator, left, right):  # noqa: D102
-        if operator == "**" and not _is_missing(right) and abs(right) > _MAX_POWER:
-            raise ValueError(f"exponent {right} is too large (at most {_MAX_POWER})")
+        if operator == "**":
+            _check_power(left, right)
+        elif operator == "*":
+            _check_repeat(left, right)
         return super().call_binop(context, operator, left, right)
 
 

@@ -204,7 +204,11 @@ def _credit(split: dict[str, float], top: Finding, step_time: object) -> dict[st
 def _primary(ranked: list[Finding], step_time: object) -> Optional[Finding]:
     """The finding that names the bottleneck: a warning or worse that recovers at least
     ``_SIGNIFICANT`` of the steady step; without a time gain, a communication warning
-    (DataParallel) or a critical memory finding (an OOM)."""
+    (DataParallel) or a critical memory finding (an OOM). A run that ran out of memory ended there:
+    that names the verdict before any gain."""
+    for f in ranked:
+        if f.category == "memory" and f.severity == "critical":
+            return f
     for f in ranked:
         if f.severity == "info" or f.category not in CATEGORIES:
             continue

@@ -53,15 +53,20 @@ class ProbeResult:
 
 
 def default_out_dir(target: Sequence[str], base: Path = Path("trainprobe-runs")) -> Path:
-    """A fresh folder per run: ``trainprobe-runs/<script>-<timestamp>[-N]``; never an earlier run's."""
+    """A fresh folder per run, made here: ``trainprobe-runs/<script>-<timestamp>[-N]``; never an earlier
+    run's, nor another run's started in the same second (the folder is claimed by creating it, which
+    only one process can do)."""
     name = target[1] if target and target[0] == "-m" else Path(target[0]).stem if target else "run"
     stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
-    candidate = base / f"{name}-{stamp}"
+    base.mkdir(parents=True, exist_ok=True)
     n = 1
-    while candidate.exists():
-        n += 1
-        candidate = base / f"{name}-{stamp}-{n}"
-    return candidate
+    while True:
+        candidate = base / (f"{name}-{stamp}" if n == 1 else f"{name}-{stamp}-{n}")
+        try:
+            candidate.mkdir()
+            return candidate
+        except FileExistsError:
+            n += 1
 
 
 def _signal_name(code: int) -> Optional[str]:
@@ -122,15 +127,38 @@ def _collect_environment(data_paths: Sequence[str]) -> Environment:
         return Environment(python=platform.python_version(), platform=platform.platform())
 
 
+def oom_kill_count() -> Optional[int]:
+    """The kernel's count of processes its out-of-memory killer ended (``oom_kill`` in /proc/vmstat,
+    Linux 4.13+; else the memory cgroup's, v2 or v1); None where no counter can be read. A SIGKILL
+    is called out of memory only when this count rose while the script ran."""
+    sources = (("/proc/vmstat", "oom_kill "), ("/sys/fs/cgroup/memory.events", "oom_kill "),
+               ("/sys/fs/cgroup/memory/memory.oom_control", "oom_kill "))
+    for path, key in sources:
+        try:
+            with open(path, encoding="ascii") as fh:
+                for line in fh:
+                    if line.startswith(key):
+                        return int(line.split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+    return None
+
+
 def _outcome(returncode: int, child_outcome: Optional[dict], timed_out: bool, interrupted: bool,
-             duration: float, startup: Optional[float], stop_requested: Optional[str]) -> Outcome:
+             duration: float, startup: Optional[float], stop_requested: Optional[str],
+             oom_killed: Optional[bool] = None) -> Outcome:
+    """``oom_killed``: whether the kernel's OOM killer ended a process while the script ran (None:
+    no counter could be read)."""
     signame = _signal_name(returncode)
     base = dict(exit_code=returncode, signal=signame, duration=duration, startup=startup)
     if timed_out:
         return Outcome(status="timeout", reason="the script ran past --timeout and trainprobe ended it", **base)
     info = child_outcome or {}
     exc_type = info.get("exception_type")
-    oom = bool(exc_type and "OutOfMemory" in exc_type) or ("out of memory" in str(info.get("exception_message", "")).lower())
+    message = str(info.get("exception_message", "")).lower()
+    # CUDA's OutOfMemoryError, Python's MemoryError, and the CPU allocator's "can't allocate memory".
+    oom = bool(exc_type and ("OutOfMemory" in exc_type or exc_type.endswith("MemoryError"))) or any(
+        words in message for words in ("out of memory", "can't allocate memory", "cannot allocate memory"))
     fields = dict(
         exception_type=exc_type,
         exception_message=info.get("exception_message"),
@@ -139,14 +167,20 @@ def _outcome(returncode: int, child_outcome: Optional[dict], timed_out: bool, in
         **base,
     )
     status = info.get("status")
-    if status == "interrupted" or (interrupted and returncode in (-signal.SIGINT, 130)):
+    if status == "interrupted" or (interrupted and returncode in (-signal.SIGINT, -signal.SIGKILL, 130)):
+        # A second Ctrl-C makes trainprobe end the script with SIGKILL: still an interruption.
         return Outcome(status="interrupted", reason="interrupted with Ctrl-C", **fields)
     if status == "stopped" or (stop_requested and returncode == 0):
         reason = info.get("reason") or stop_requested or "measured enough steps"
         return Outcome(status="stopped", reason=f"trainprobe stopped the script cleanly: {reason}", **fields)
     if signame:
-        hint = " (often the out-of-memory killer)" if signame == "SIGKILL" else ""
-        fields["oom"] = oom or signame == "SIGKILL"
+        hint = ""
+        if signame == "SIGKILL":
+            # Out of memory only on the kernel's word: a kill -9 from a user or a scheduler is not one.
+            fields["oom"] = oom or bool(oom_killed)
+            hint = (" by the kernel's out-of-memory killer" if oom_killed else
+                    ", sender unknown (the kernel's out-of-memory counter did not move)" if oom_killed is False
+                    else ", sender unknown")
         return Outcome(status="killed", reason=f"the script was killed by {signame}{hint}", **fields)
     if returncode == 0:
         return Outcome(status="completed", reason="the script ran to its end", **fields)
@@ -249,6 +283,7 @@ class _Run:
         self.out.mkdir(parents=True, exist_ok=True)
         self.record_path = self.out / "run.json"
         self.events_path = self.out / "events.jsonl"
+        self.oom_kills_at_start = oom_kill_count()
         self.t0 = time.monotonic()
         self.invocation = _invocation(target, options, self.t0)
         self.script_dir = os.path.dirname(self.invocation.script) if self.invocation.script else os.getcwd()
@@ -333,8 +368,10 @@ class _Run:
         first = child.clock.get("first_activity")
         if first is None and child.steps:
             first = child.steps[0].start
+        kills = oom_kill_count()
+        oom_killed = None if kills is None or self.oom_kills_at_start is None else kills > self.oom_kills_at_start
         outcome = _outcome(returncode, child.outcome, self.timed_out, interrupted, end - self.t0, first,
-                           child.stop_requested)
+                           child.stop_requested, oom_killed)
         extra = () if child.started else ("the child process ended before trainprobe could start the script",)
         record = assemble_record(
             invocation=self.invocation, environment=environment, child=child, samples=samples, outcome=outcome,

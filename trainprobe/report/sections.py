@@ -45,11 +45,11 @@ STATUS_TEXT = {
     "completed": ("completed", "ok"),
     "stopped": ("stopped by trainprobe after its measurement window", "ok"),
     "failed": ("failed", "bad"),
-    "interrupted": ("interrupted (Ctrl-C)", "warn"),
-    "killed": ("killed by a signal", "bad"),
+    "interrupted": ("was interrupted (Ctrl-C)", "warn"),
+    "killed": ("was killed by a signal", "bad"),
     "timeout": ("stopped: ran past --timeout", "warn"),
     "not_started": ("could not be started", "bad"),
-    "probe_error": ("trainprobe itself failed; what was measured is kept", "bad"),
+    "probe_error": ("was cut short by a failure in trainprobe itself; what was measured is kept", "bad"),
 }
 
 CATEGORY_TEXT = {

@@ -24,6 +24,9 @@ def _one_line(text: str, width: int = 100) -> str:
     return textwrap.shorten(text, width=width, placeholder="…") if text else ""
 
 
+_RULE_ERRORS_SHOWN = 5  # rule errors printed with their file:line; the report lists them all
+
+
 def terminal_summary(record: RunRecord, diagnosis: Diagnosis, report_path: Optional[Path],
                      color: bool, top: int = 3) -> str:
     """Verdict, step time and throughput, the top findings with gain and advice, the report's path."""
@@ -64,7 +67,12 @@ def terminal_summary(record: RunRecord, diagnosis: Diagnosis, report_path: Optio
     if not findings and outcome.status in ("completed", "stopped"):
         lines.append("No rule fired: nothing obvious holds this run back.")
     if diagnosis.rule_errors:
-        lines.append(paint(f"{len(diagnosis.rule_errors)} rule file(s) could not be used; see the report.", "yellow"))
+        lines.append(paint(f"{len(diagnosis.rule_errors)} rule file(s) could not be used (the other rules ran):",
+                           "yellow"))
+        for error in diagnosis.rule_errors[:_RULE_ERRORS_SHOWN]:
+            lines.append("  " + paint(" ".join(error.split()), "yellow"))  # "path:line: problem", whole
+        if len(diagnosis.rule_errors) > _RULE_ERRORS_SHOWN:
+            lines.append(f"  … and {len(diagnosis.rule_errors) - _RULE_ERRORS_SHOWN} more in the report")
     if diagnosis.not_judged:
         lines.append(paint(f"{len(diagnosis.not_judged)} rule(s) could not be judged from a trace (it holds no "
                            "DataLoader, optimizer or machine settings); the report lists what each needs.", "dim"))
