@@ -59,7 +59,7 @@ def test_no_steps_gets_no_verdict_and_says_why():
     assert diagnosis.verdict.category == "unknown"
     assert "ProfilerStep" in diagnosis.verdict.headline
     assert not [f for f in diagnosis.findings if f.severity != "info"]
-    assert record.profiler.top_kernels  # the whole window's kernels are still there to read
+    assert record.profiler.top_cuda_ops  # the whole window's kernels are still there to read
 
 
 def test_settings_a_trace_cannot_hold_are_unknown_not_off():

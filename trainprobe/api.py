@@ -309,10 +309,13 @@ def trace(paths: Sequence[str | os.PathLike], out_dir: Optional[Path] = None,
         diagnosed.append((run.rank, run.files, run.record, result.diagnosis))
     table = rank_table(diagnosed)
     slowest = next((i for i, row in enumerate(table) if row.slowest), 0)
-    record = replace(diagnosed[slowest][2], ranks=table)
+    # The job's report is the slowest rank's: its record with every rank's table, and its diagnosis
+    # as made above (the table changes no fact, so the rules are not run again).
+    _, _, rank_record, rank_diagnosis = diagnosed[slowest]
+    record = replace(rank_record, ranks=table)
     record_path = out / "run.json"
     record.save(record_path)
-    return finish(record, record_path, rule_dirs)
+    return write_outputs(record, record_path, rank_diagnosis)
 
 
 def summary_line(result: DiagnoseResult) -> str:

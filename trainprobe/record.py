@@ -344,7 +344,7 @@ class ProfilerSummary(JsonMixin):
     peak_memory_allocated: Optional[int] = None
     peak_memory_reserved: Optional[int] = None
     top_cpu_ops: tuple[OpStat, ...] = ()
-    top_cuda_ops: tuple[OpStat, ...] = ()
+    top_cuda_ops: tuple[OpStat, ...] = ()  # from a trace: the kernels by total device time, calls = launches
     trace_path: Optional[str] = None
     processing_time: float = 0.0  # seconds spent summarizing, after the window
     # The device's timeline, per step, from its kernels, copies and memsets (trace/device.py says
@@ -362,7 +362,6 @@ class ProfilerSummary(JsonMixin):
     half_precision_share: Optional[float] = None  # of matmul/conv kernel time, in fp16/bf16
     blocking_copies_per_step: Optional[float] = None  # copies the host waited for (its call lasted the copy)
     sync_sites: dict[str, float] = field(default_factory=dict)  # where the loop's syncs come from -> per step
-    top_kernels: tuple[OpStat, ...] = ()  # by total device time (self_cuda), calls = launches
 
 
 @dataclass(frozen=True)

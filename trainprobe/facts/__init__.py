@@ -57,9 +57,7 @@ def compute_facts(record: RunRecord) -> tuple[Fact, ...]:
     values: dict[str, object] = {}
     for module in FAMILIES:
         values.update(_run_family(module.compute, record))
-    if values.get("from_trace"):
-        blank_unknowable(values, UNKNOWN_IN_A_TRACE)
-    values.update(_run_family(lambda _record: _derived(values), record))
+    _complete(values, record)
     return tuple(
         Fact(name=spec.name, value=_plain(values.get(name)), unit=spec.unit,
              family=spec.family, description=spec.meaning)
@@ -77,10 +75,16 @@ def recompute_step_facts(record: RunRecord, values: dict[str, object]) -> dict[s
     out = dict(values)
     for module in STEP_FAMILIES:
         out.update(_run_family(module.compute, record))
-    if out.get("from_trace"):
-        blank_unknowable(out, UNKNOWN_IN_A_TRACE)
-    out.update(_run_family(lambda _record: _derived(out), record))
+    _complete(out, record)
     return {name: _plain(out.get(name)) for name in FACT_CATALOG}
+
+
+def _complete(values: dict[str, object], record: RunRecord) -> None:
+    """After the families, in place: what a trace cannot tell made unknown, then the facts that
+    combine families."""
+    if values.get("from_trace"):
+        blank_unknowable(values, UNKNOWN_IN_A_TRACE)
+    values.update(_run_family(lambda _record: _derived(values), record))
 
 
 def _derived(values: dict[str, object]) -> dict[str, object]:

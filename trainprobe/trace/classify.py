@@ -8,25 +8,26 @@ under tests/data/traces/ (cuDNN, cuBLAS, CUTLASS and NCCL kernels of 2021-2023 b
 from __future__ import annotations
 
 __all__ = [
-    "LAUNCH_CALLS", "SYNC_CALLS", "is_communication", "is_matmul_conv", "on_tensor_cores",
+    "KERNEL_LAUNCHES", "SYNC_KIND", "SYNC_CALLS", "is_communication", "is_matmul_conv", "on_tensor_cores",
     "half_precision", "copy_direction", "copy_pageable",
 ]
 
-# Runtime calls that put work on the device (the host's cost of a kernel).
-LAUNCH_CALLS = frozenset({
-    "cudaLaunchKernel", "cudaLaunchKernelExC", "cuLaunchKernel", "cuLaunchKernelEx",
-    "cudaLaunchCooperativeKernel", "cudaGraphLaunch", "cudaMemcpyAsync", "cudaMemsetAsync",
+# Runtime calls that launch a kernel (the host's cost of one).
+KERNEL_LAUNCHES = frozenset({
+    "cudaLaunchKernel", "cudaLaunchKernelExC", "cuLaunchKernel", "cuLaunchKernelEx", "cudaLaunchCooperativeKernel",
 })
 
-# Runtime calls where the host waits for the device. cudaMemcpy (not Async) blocks until the copy,
-# and all work queued before it, is done.
-SYNC_CALLS = frozenset({
-    "cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaEventSynchronize", "cudaMemcpy",
-    "cudaStreamWaitEvent_blocking",  # never seen; kept out of launches either way
-})
-
-# Ops that read a device value back to Python (the usual source of a sync in a training loop).
-SYNC_OPS = frozenset({"aten::_local_scalar_dense", "aten::item", "aten::nonzero", "aten::tolist"})
+# Where the host waits for the device, and the kind of sync each is. An .item() is
+# aten::_local_scalar_dense; cudaMemcpy (not Async) blocks until the copy, and all work queued before
+# it, is done.
+SYNC_KIND = {
+    "aten::_local_scalar_dense": "item/tolist",
+    "cudaStreamSynchronize": "stream sync",
+    "cudaDeviceSynchronize": "device sync",
+    "cudaEventSynchronize": "event sync",
+    "cudaMemcpy": "blocking copy",
+}
+SYNC_CALLS = frozenset(name for name in SYNC_KIND if not name.startswith("aten::"))  # the runtime's own
 
 # Not "cudnn" alone: cuDNN's batch-norm and layout kernels (cudnn::bn_bw_..., nchwToNhwcKernel) are
 # memory-bound and never run on tensor cores.

@@ -58,8 +58,8 @@ def main_device(gpu: Columns) -> Optional[int]:
 
 
 def device_steps(gpu: Columns, names: list[str], device: int, steps: list[tuple[float, float]],
-                 launched_at: dict[int, float], loader: Timeline, syncs: Timeline) -> DeviceSteps:
-    """``launched_at``: correlation -> start of the host's runtime call; ``loader`` and ``syncs``: the
+                 calls: dict[int, tuple[float, float]], loader: Timeline, syncs: Timeline) -> DeviceSteps:
+    """``calls``: correlation -> (start, end) of the host's runtime call; ``loader`` and ``syncs``: the
     main thread's DataLoader fetches and sync waits."""
     compute, copies, comms, work = [], [], [], []
     for i in range(len(gpu)):
@@ -96,15 +96,16 @@ def device_steps(gpu: Columns, names: list[str], device: int, steps: list[tuple[
         if gaps and gaps[-1][1] >= hi and (len(gaps) > 1 or gaps[0][0] > lo):
             out.boundary_idle += gaps[-1][1] - gaps[-1][0]
         for a, b in gaps:
-            _attribute(out.idle, a, b, work, starts, launched_at, loader, syncs)
+            _attribute(out.idle, a, b, work, starts, calls, loader, syncs)
     return out
 
 
 def _attribute(idle: dict[str, float], a: float, b: float, work: list, starts: list[float],
-               launched_at: dict[int, float], loader: Timeline, syncs: Timeline) -> None:
+               calls: dict[int, tuple[float, float]], loader: Timeline, syncs: Timeline) -> None:
     """Split the idle gap [a, b] by what the device waited for."""
     j = bisect_left(starts, b)
-    launch = launched_at.get(work[j][2]) if j < len(work) else None
+    call = calls.get(work[j][2]) if j < len(work) else None
+    launch = call[0] if call is not None else None
     if launch is None:
         # The gap runs to the window's end, or its work has no launch on record: the host.
         waited = (a, b)

@@ -7,7 +7,7 @@ communication, what the host did while the GPU waited) is one of these three ope
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from typing import Iterable, Sequence
+from typing import Iterable
 
 __all__ = ["Timeline", "merge", "union_length"]
 
@@ -84,7 +84,3 @@ class Timeline:
         for a, b in self.spans:
             parts.extend(other.gaps(a, b))
         return Timeline(parts, merged=True)
-
-
-def first_at_or_after(starts: Sequence[float], t: float) -> int:
-    return bisect_left(starts, t)

@@ -99,14 +99,3 @@ def outermost_op(thread: CpuThread, nested: Nested, names: list[str], i: int) ->
             found = names[thread.name[i]]
         i = nested.parent[i]
     return found
-
-
-def nearest_annotation(thread: CpuThread, nested: Nested, names: list[str], i: int) -> Optional[str]:
-    """The innermost named range (record_function) around event ``i``, other than a step or phase."""
-    i = nested.parent[i]
-    while i >= 0:
-        text = names[thread.name[i]]
-        if not text.startswith(("aten::", "ProfilerStep#", PHASE_PREFIX, "cuda")):
-            return text
-        i = nested.parent[i]
-    return None

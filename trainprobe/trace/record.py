@@ -90,7 +90,7 @@ def _settings(result: TraceDigest, meta: TraceMeta) -> Settings:
         loaders = (LoaderSettings(num_workers=0 if single else UNKNOWN_WORKERS, used_in_training=True,
                                   batches=sum(s.batches for s in result.steps)),)
     optimizers: tuple[OptimizerSettings, ...] = ()
-    kernels = [k.name for k in summary.top_kernels]
+    kernels = [k.name for k in summary.top_cuda_ops]
     opt_type = _optimizer_type(result)
     if opt_type:
         optimizers = (OptimizerSettings(type=opt_type, steps=len(result.steps)),)

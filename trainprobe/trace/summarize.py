@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Iterable, Optional
 
 from ..record import Availability, OpStat, ProfilerSummary, Step
-from .classify import (LAUNCH_CALLS, SYNC_CALLS, SYNC_OPS, copy_direction, copy_pageable, half_precision,
+from .classify import (KERNEL_LAUNCHES, SYNC_CALLS, SYNC_KIND, copy_direction, copy_pageable, half_precision,
                        is_communication, is_matmul_conv, on_tensor_cores)
 from .collect import CPU_KINDS, GPU_KINDS, Collected, CpuThread
 from .device import device_steps, main_device
@@ -27,17 +27,8 @@ __all__ = ["TraceDigest", "digest"]
 
 _US = 1e-6
 _TOP = 15
-_STEP, _LOADER, _OP, _RUNTIME, _ANNOTATION = (CPU_KINDS.index(k) for k in ("step", "loader", "op", "runtime", "annotation"))
-_KERNEL, _MEMCPY, _MEMSET = (GPU_KINDS.index(k) for k in ("kernel", "memcpy", "memset"))
-_KERNEL_LAUNCHES = frozenset({"cudaLaunchKernel", "cudaLaunchKernelExC", "cuLaunchKernel", "cuLaunchKernelEx",
-                              "cudaLaunchCooperativeKernel"})
-_SYNC_KIND = {
-    "aten::_local_scalar_dense": "item/tolist",
-    "cudaStreamSynchronize": "stream sync",
-    "cudaDeviceSynchronize": "device sync",
-    "cudaEventSynchronize": "event sync",
-    "cudaMemcpy": "blocking copy",
-}
+_STEP, _LOADER, _OP, _RUNTIME = (CPU_KINDS.index(k) for k in ("step", "loader", "op", "runtime"))
+_KERNEL, _MEMCPY = (GPU_KINDS.index(k) for k in ("kernel", "memcpy"))
 _CREATION_OPS = frozenset({
     "aten::lift_fresh", "aten::scalar_tensor", "aten::zeros", "aten::ones", "aten::full",
     "aten::randn", "aten::rand", "aten::randint", "aten::arange", "aten::linspace", "aten::eye",
@@ -111,29 +102,27 @@ def digest(collected: Collected, trace_path: Optional[str] = None) -> TraceDiges
                       collected, trace_path)
     lo, hi = windows[0][1], windows[-1][2]
     n = len(windows)
-    sync_names = frozenset(_SYNC_KIND) | SYNC_CALLS
-    nested = {key: nest(thread, names, sync_names) for key, thread in collected.threads.items()}
+    nested = {key: nest(thread, names, frozenset(SYNC_KIND)) for key, thread in collected.threads.items()}
+    reads_device = {key: _with_runtime_below(thread, nested[key]) for key, thread in collected.threads.items()}
 
-    blocking = _blocking_copy_calls(collected)
-    host = _host_figures(collected, nested, lo, hi, n, blocking)
+    h2d_calls, blocking = _copy_calls(collected)
+    host = _host_figures(collected, nested, reads_device, lo, hi, n, blocking)
     loader = _spans(main_thread, names, lambda i, _name: main_thread.kind[i] == _LOADER)
-    reads_device = _with_runtime_below(main_thread, nested[main])
     syncs = _spans(main_thread, names, lambda i, name: name in SYNC_CALLS
-                   or (name == "aten::_local_scalar_dense" and i in reads_device)
+                   or (name == "aten::_local_scalar_dense" and i in reads_device[main])
                    or main_thread.correlation[i] in blocking)
     optimizer = _spans(main_thread, names, lambda i, name: name.startswith(_OPTIMIZER_STEP))
-    h2d_calls = _h2d_copy_calls(collected)
     copying = _spans(main_thread, names, lambda i, _name: main_thread.kind[i] == _RUNTIME
                      and main_thread.correlation[i] in h2d_calls)
     loader_iterator = next((names[main_thread.name[i]] for i in range(len(main_thread))
                             if main_thread.kind[i] == _LOADER), None)
 
     device = main_device(collected.gpu)
-    launched_at = _launch_times(collected) if device is not None else {}
+    calls = _runtime_calls(collected) if device is not None else {}
     steps_windows = [(a, b) for _, a, b in windows]
-    dev = (device_steps(collected.gpu, names, device, steps_windows, launched_at, loader, syncs)
+    dev = (device_steps(collected.gpu, names, device, steps_windows, calls, loader, syncs)
            if device is not None else None)
-    gpu = _gpu_figures(collected, device, lo, hi, n, launched_at) if device is not None else {}
+    gpu = _gpu_figures(collected, device, lo, hi, n, calls) if device is not None else {}
 
     phases = _phase_times(main_thread, nested[main], names, steps_windows)
     steps = []
@@ -179,10 +168,10 @@ def digest(collected: Collected, trace_path: Optional[str] = None) -> TraceDiges
 
 def _empty(reason: str, collected: Collected, trace_path: Optional[str]) -> TraceDigest:
     device = main_device(collected.gpu)
-    top = _top_kernels(collected, device, float("-inf"), float("inf"), 1) if device is not None else ()
+    top = _top_kernels(collected, device, float("-inf"), float("inf")) if device is not None else ()
     return TraceDigest(
         summary=ProfilerSummary(availability=Availability(False, reason), source="trace", trace_path=trace_path,
-                                top_kernels=top),
+                                top_cuda_ops=top),
         steps=(), device=device, loader_iterator=None, optimizer_ranges=(), main_thread=None, notes=(reason,))
 
 
@@ -190,9 +179,10 @@ def _inside(thread: CpuThread, i: int, lo: float, hi: float) -> bool:
     return lo <= thread.ts[i] < hi
 
 
-def _host_figures(collected: Collected, nested: dict, lo: float, hi: float, n: int,
+def _host_figures(collected: Collected, nested: dict, reads_device: dict, lo: float, hi: float, n: int,
                   blocking_calls: frozenset[int] = frozenset()) -> dict:
-    """``blocking_calls``: correlations of copy calls the host waited for (pageable device-to-host)."""
+    """``reads_device``: per thread, the events with a runtime call under them; ``blocking_calls``:
+    correlations of copy calls the host waited for (pageable device-to-host)."""
     names = collected.names
     with_device = len(collected.gpu) > 0
     ops_count = loop_count = toplevel = launches = creations = 0
@@ -204,7 +194,7 @@ def _host_figures(collected: Collected, nested: dict, lo: float, hi: float, n: i
     by_name: dict[int, list[float]] = {}  # name -> [calls, self, total]
     for key, thread in collected.threads.items():
         nd: Nested = nested[key]
-        reads_device = _with_runtime_below(thread, nd)
+        reached_device = reads_device[key]
         for i in range(len(thread)):
             if not _inside(thread, i, lo, hi):
                 continue
@@ -214,12 +204,12 @@ def _host_figures(collected: Collected, nested: dict, lo: float, hi: float, n: i
             own = nd.self_time[i]
             if kind in (_OP, _RUNTIME):
                 cpu_total += own
-            if kind == _RUNTIME and name in _KERNEL_LAUNCHES:
+            if kind == _RUNTIME and name in KERNEL_LAUNCHES:
                 launches += 1
-            sync_kind = _SYNC_KIND.get(name)
+            sync_kind = SYNC_KIND.get(name)
             if kind == _RUNTIME and thread.correlation[i] in blocking_calls:
                 sync_kind = "blocking copy"  # cudaMemcpyAsync into pageable memory: the host waits
-            if sync_kind == "item/tolist" and with_device and i not in reads_device:
+            if sync_kind == "item/tolist" and with_device and i not in reached_device:
                 sync_kind = None  # .item() on a CPU tensor: nothing to wait for
             if sync_kind and not flags & UNDER_LOADER and not flags & UNDER_SYNC:
                 if flags & UNDER_OPTIMIZER:
@@ -289,58 +279,47 @@ def _with_runtime_below(thread: CpuThread, nd: Nested) -> set[int]:
     return out
 
 
-def _h2d_copy_calls(collected: Collected) -> frozenset[int]:
-    """Correlations of the host-to-device copies (their runtime calls are the host's copy time)."""
+def _copy_calls(collected: Collected) -> tuple[frozenset[int], frozenset[int]]:
+    """Correlations of the host-to-device copies (their runtime calls are the host's copy time), and
+    of the copies to pageable host memory (cudaMemcpyAsync returns only when they are done, so the
+    host waits for them and for all the work queued before them)."""
     gpu, names = collected.gpu, collected.names
-    return frozenset(gpu.correlation[i] for i in range(len(gpu))
-                     if gpu.kind[i] == _MEMCPY and copy_direction(names[gpu.name[i]]) == "h2d"
-                     and gpu.correlation[i] >= 0)
+    h2d, blocking = set(), set()
+    for i in range(len(gpu)):
+        corr = gpu.correlation[i]
+        if gpu.kind[i] != _MEMCPY or corr < 0:
+            continue
+        name = names[gpu.name[i]]
+        direction = copy_direction(name)
+        if direction == "h2d":
+            h2d.add(corr)
+        elif direction == "d2h" and copy_pageable(name):
+            blocking.add(corr)
+    return frozenset(h2d), frozenset(blocking)
 
 
-def _blocking_copy_calls(collected: Collected) -> frozenset[int]:
-    """Correlations of the copies to pageable host memory: cudaMemcpyAsync returns only when they
-    are done, so the host waits for them (and for all the work queued before them)."""
-    gpu, names = collected.gpu, collected.names
-    return frozenset(gpu.correlation[i] for i in range(len(gpu))
-                     if gpu.kind[i] == _MEMCPY and copy_direction(names[gpu.name[i]]) == "d2h"
-                     and copy_pageable(names[gpu.name[i]]) and gpu.correlation[i] >= 0)
-
-
-def _launch_times(collected: Collected) -> dict[int, float]:
-    """correlation -> start of the host's runtime call that put that work on the device."""
+def _runtime_calls(collected: Collected) -> dict[int, tuple[float, float]]:
+    """correlation -> (start, end) of the host's runtime call that put that work on the device."""
     wanted = set(collected.gpu.correlation)
     wanted.discard(-1)
-    out: dict[int, float] = {}
+    out: dict[int, tuple[float, float]] = {}
     for thread in collected.threads.values():
         for i in range(len(thread)):
             corr = thread.correlation[i]
             if corr in wanted and thread.kind[i] == _RUNTIME:
-                out[corr] = thread.ts[i]
-    return out
-
-
-def _runtime_spans(collected: Collected) -> dict[int, tuple[float, float, str]]:
-    names = collected.names
-    wanted = {collected.gpu.correlation[i] for i in range(len(collected.gpu)) if collected.gpu.kind[i] == _MEMCPY}
-    wanted.discard(-1)
-    out = {}
-    for thread in collected.threads.values():
-        for i in range(len(thread)):
-            corr = thread.correlation[i]
-            if corr in wanted and thread.kind[i] == _RUNTIME:
-                out[corr] = (thread.ts[i], thread.end[i], names[thread.name[i]])
+                out[corr] = (thread.ts[i], thread.end[i])
     return out
 
 
 def _gpu_figures(collected: Collected, device: int, lo: float, hi: float, n: int,
-                 launched_at: dict[int, float]) -> dict:
+                 calls: dict[int, tuple[float, float]]) -> dict:
+    """``calls``: correlation -> (start, end) of the runtime call that launched the work."""
     gpu, names = collected.gpu, collected.names
     kernel_times: list[float] = []
     by_class = {"compute": 0.0, "communication": 0.0, "memory": 0.0}
     heavy = heavy_tc = heavy_half = 0.0
     h2d = d2h = blocking = 0
     h2d_bytes = pageable = 0.0
-    copy_calls = _runtime_spans(collected)
     for i in range(len(gpu)):
         if gpu.device[i] != device or not lo <= gpu.ts[i] < hi:
             continue
@@ -372,7 +351,7 @@ def _gpu_figures(collected: Collected, device: int, lo: float, hi: float, n: int
                 pageable += size or 1.0
         elif direction == "d2h":
             d2h += 1
-        call = copy_calls.get(gpu.correlation[i])
+        call = calls.get(gpu.correlation[i])
         # The host waited for the copy when its call lasted until the copy was done.
         if call is not None and direction in ("h2d", "d2h") and call[1] >= gpu.end[i] - 1.0:
             blocking += 1
@@ -395,12 +374,12 @@ def _gpu_figures(collected: Collected, device: int, lo: float, hi: float, n: int
         "h2d_pageable_bytes_per_step": pageable / n if h2d else 0.0,
         "d2h_copies_per_step": d2h / n,
         "blocking_copies_per_step": blocking / n,
-        "top_kernels": _top_kernels(collected, device, lo, hi, n),
-        "top_cuda_ops": _top_kernels(collected, device, lo, hi, n),
+        "top_cuda_ops": _top_kernels(collected, device, lo, hi),
     }
 
 
-def _top_kernels(collected: Collected, device: int, lo: float, hi: float, n: int) -> tuple[OpStat, ...]:
+def _top_kernels(collected: Collected, device: int, lo: float, hi: float) -> tuple[OpStat, ...]:
+    """The kernels that took the most device time (the trace's top CUDA "ops"), calls = launches."""
     gpu, names = collected.gpu, collected.names
     rows: dict[int, list[float]] = {}
     for i in range(len(gpu)):
