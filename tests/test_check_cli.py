@@ -86,10 +86,10 @@ def test_sample_course_expect_file_here(monkeypatch, capsys):
 def test_bad_expect_file_is_a_clear_message(tmp_path, capsys):
     bad = tmp_path / "course.toml"
     bad.write_text("[require]\ngpu_ram = 8\n")
-    assert main(["check", "--quick", "--expect", str(bad)]) == 2
+    assert main(["check", "--quick", "--expect", str(bad)]) == 3  # bad input: not 2, "Not ready"
     err = capsys.readouterr().err
     assert "unknown requirement(s) ['gpu_ram']" in err and "Traceback" not in err
-    assert main(["check", "--quick", "--expect", str(tmp_path / "nope.toml")]) == 2
+    assert main(["check", "--quick", "--expect", str(tmp_path / "nope.toml")]) == 3
     assert "expect file not found" in capsys.readouterr().err
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 
+import pytest
+
 from trainprobe.display import use_color
 from trainprobe.readiness.collect import run_bench
 from trainprobe.readiness.progress import Progress
@@ -15,11 +17,13 @@ def test_failing_child_measurement_gives_a_reason(tmp_path):
     assert error == f"RuntimeError: no files to read in {tmp_path}"
 
 
+@pytest.mark.slow  # a second of a child process: kept out of the quick loop
 def test_hanging_child_measurement_times_out():
     payload, error = run_bench("train", 1, "--seconds", "60")
     assert payload is None and error == "timed out after 1 s"
 
 
+@pytest.mark.slow  # a second of a child process: kept out of the quick loop
 def test_real_jpeg_decode_child():
     payload, error = run_bench("jpeg_decode", 60, "--seconds", "0.5")
     assert error is None

@@ -11,6 +11,7 @@ import pytest
 
 from trainprobe.cli import main
 from trainprobe.probe.launch import default_out_dir
+from trainprobe.record import SCHEMA_VERSION
 
 RECORD = Path(__file__).parent / "data" / "runs" / "clean_mlp.cpu.run.json"
 SCRIPT = Path(__file__).parent / "scripts" / "loop.py"
@@ -29,7 +30,8 @@ def _bad_records() -> dict[str, tuple[object, str]]:
         "a list": ([1, 2, 3], "is not a trainprobe run record (a JSON list)"),
         "an empty object": ({}, "is not a trainprobe run record (an object without schema_version)"),
         "a string": ("str", "is not a trainprobe run record (a JSON str)"),
-        "a newer schema": (_record(schema_version=99), "newer trainprobe (record schema 99; this version reads schema 1)"),
+        "a newer schema": (_record(schema_version=99),
+                           f"newer trainprobe (record schema 99; this version reads schema {SCHEMA_VERSION})"),
         "a null outcome": (_record(outcome=None), "damaged run record: RunRecord.outcome: null where an object is expected"),
         "a damaged step": (damaged_step, "damaged run record: RunRecord.steps: expected an object for Step, got str"),
     }
@@ -137,3 +139,18 @@ def test_an_ascii_terminal_gets_output_not_a_traceback(tmp_path):
     assert proc.returncode == 0, proc.stderr.decode()
     assert b"Traceback" not in proc.stdout + proc.stderr
     assert b"step time" in proc.stdout and b"?" in proc.stdout  # the middle dots degrade to '?'
+
+
+@pytest.mark.parametrize("content", [bytes(range(256)), b"\xff\xfe[course]\n"])
+def test_check_refuses_a_binary_expect_file_with_its_own_exit_code(tmp_path, capsys, content):
+    expect = tmp_path / "course.toml"
+    expect.write_bytes(content)
+    code = main(["check", "--quick", "--expect", str(expect)])
+    out = capsys.readouterr()
+    assert code == 3  # not 2: that is "Not ready"
+    assert f"{expect} is not a text file" in out.err and "Traceback" not in out.out + out.err
+
+
+def test_check_options_it_cannot_use_exit_3_not_2(tmp_path, capsys):
+    assert main(["check", "--quick", "--data", str(tmp_path / "missing")]) == 3
+    assert "does not exist" in capsys.readouterr().err

@@ -7,16 +7,18 @@ import pytest
 # The exact public surface of each module a user, a notebook or a plug-in may import. A change here is
 # a change of trainprobe's API: make it on purpose.
 SURFACE = {
-    "trainprobe": ["Diagnosis", "RunRecord", "__version__", "analyze", "diagnose", "render"],
+    "trainprobe": ["Diagnosis", "RunRecord", "__version__", "analyze", "diagnose", "load_ipython_extension", "measure",
+                   "render"],
     "trainprobe.api": ["DEFAULT_VERIFY_BUDGET", "DiagnoseResult", "TrainprobeError", "analyze", "check_target",
                        "diagnose", "finish", "load_record", "render", "summary_line", "trace", "verify", "write_outputs"],
     "trainprobe.findings": ["BORDERLINE", "CATEGORIES", "Diagnosis", "Evidence", "Fact", "Finding", "Gain", "RuleDocs",
                             "SEVERITIES", "Trial", "TriedFix", "Verdict", "Verification", "WhatIf"],
     "trainprobe.record": ["Availability", "DiskInfo", "Environment", "FuncStat", "GpuInfo", "GpuSeries",
-                          "HostSamples", "Hotspots", "Invocation", "LoaderSettings", "ModelInfo", "OpStat",
+                          "DdpSettings", "HostSamples", "Hotspots", "Invocation", "JobSummary", "LoaderSettings",
+                          "ModelInfo", "OpStat",
                           "OptimizerSettings", "Outcome", "ProcessSeries", "ProfilerSummary", "RankSummary", "RunRecord",
                           "SCHEMA_VERSION", "Samples", "SchedulerSettings", "Settings", "Step", "WorkerStats"],
-    "trainprobe.jsonio": ["JsonMixin", "from_dict", "to_dict", "write_json_atomic", "write_text_atomic"],
+    "trainprobe.jsonio": ["JsonMixin", "from_dict", "to_dict", "write_json_atomic", "write_problem", "write_text_atomic"],
     "trainprobe.display": ["TEMPLATE_FILTERS", "UNKNOWN", "by_unit", "count", "in_unit", "is_unknown",
                            "jinja_environment", "nbytes", "number", "painter", "percent", "rate", "ratio",
                            "seconds", "share", "use_color", "yes_no"],
@@ -30,7 +32,7 @@ SURFACE = {
     "trainprobe.whatif.fixes": ["Candidate", "Fix", "GENERIC_BY_HAND", "Injector", "PlanContext", "RECORD_LOSS",
                                 "REGISTRY", "get"],
     "trainprobe.probe.plugins": ["PluginContext", "PluginSpec", "Plugins", "ProbePlugin", "load_plugins"],
-    "trainprobe.probe.launch": ["ProbeOptions", "ProbeResult", "default_out_dir", "run_probe"],
+    "trainprobe.probe.launch": ["ProbeOptions", "ProbeResult", "ProbeStartError", "default_out_dir", "run_probe"],
     "trainprobe.cli": ["cli", "main"],
 }
 
@@ -38,10 +40,17 @@ SURFACE = {
 MODULES = sorted(set(SURFACE) | {
     "trainprobe.resources", "trainprobe.probe.runner", "trainprobe.probe.clock", "trainprobe.probe.config",
     "trainprobe.probe.events", "trainprobe.probe.settings", "trainprobe.probe.workers",
-    "trainprobe.probe.samplers", "trainprobe.machine", "trainprobe.readiness",
+    "trainprobe.probe.samplers", "trainprobe.machine", "trainprobe.readiness", "trainprobe.probe.redact",
+    "trainprobe.interrupts",
     "trainprobe.trace.read", "trainprobe.trace.summarize", "trainprobe.trace.record", "trainprobe.trace.job",
     "trainprobe.trace.intervals", "trainprobe.trace.classify", "trainprobe.trace.collect",
     "trainprobe.trace.nesting", "trainprobe.trace.device",
+    "trainprobe.notebook.read", "trainprobe.notebook.run", "trainprobe.notebook.cells", "trainprobe.notebook.outcome",
+    "trainprobe.notebook.live", "trainprobe.notebook.measure", "trainprobe.notebook.magic",
+    "trainprobe.notebook.kernel", "trainprobe.notebook.relabel", "trainprobe.notebook.show",
+    "trainprobe.notebook.watch",
+    "trainprobe.job", "trainprobe.job.launch", "trainprobe.job.rank", "trainprobe.job.assemble",
+    "trainprobe.job.analysis", "trainprobe.job.run", "trainprobe.job.trainers", "trainprobe.job.views",
 })
 
 

@@ -29,16 +29,22 @@ def diagnosed():
     return {name: _load(name) for name in EXPECT}
 
 
+# Diagnosing the 23 runs takes ~6 s: they are judged in the slow set (CI runs it), not the quick loop.
+slow = pytest.mark.slow
+
+
 def test_the_corpus_is_there():
     assert len(EXPECT) >= 12
     assert all((REAL / f"{name}.cpu.run.json").exists() for name in EXPECT)
 
 
+@slow
 def test_at_least_nine_verdicts_in_ten_are_the_experts(diagnosed):
     right = [n for n, (_r, d) in diagnosed.items() if d.verdict.category == EXPECT[n]["verdict"]]
     assert len(right) >= 0.9 * len(EXPECT), sorted(set(EXPECT) - set(right))
 
 
+@slow
 def test_no_warning_is_one_the_expert_would_call_false(diagnosed):
     false = []
     for name, (_record, diagnosis) in diagnosed.items():
@@ -47,6 +53,7 @@ def test_no_warning_is_one_the_expert_would_call_false(diagnosed):
     assert false == []
 
 
+@slow
 def test_every_run_of_twenty_steps_has_both_profiles(diagnosed):
     for name, (record, _diagnosis) in diagnosed.items():
         if sum(1 for s in record.steps if not s.validation) >= 20:
@@ -56,6 +63,7 @@ def test_every_run_of_twenty_steps_has_both_profiles(diagnosed):
 
 # --- one recorded run per class of mistake (issue 13) ---------------------------------------------
 
+@slow
 def test_thread_arithmetic_alone_is_no_oversubscription(diagnosed):
     """super_resolution: 4 DataLoader workers on 2 cores, mostly idle: no contention was measured."""
     record, diagnosis = diagnosed["pte_super_resolution"]
@@ -65,6 +73,7 @@ def test_thread_arithmetic_alone_is_no_oversubscription(diagnosed):
     assert "cpu-oversubscription" not in {f.id for f in diagnosis.findings}
 
 
+@slow
 def test_a_gan_iteration_is_one_step_with_both_optimizers(diagnosed):
     for name in ("gan_gan", "lightning_gan"):
         _record, diagnosis = diagnosed[name]
@@ -73,18 +82,21 @@ def test_a_gan_iteration_is_one_step_with_both_optimizers(diagnosed):
         assert values["step_unit"] == "fetch", name
 
 
+@slow
 def test_a_loop_without_optimizer_object_or_dataloader(diagnosed):
     record, diagnosis = diagnosed["tut_char_rnn_classification"]
     assert diagnosis.fact_values()["step_unit"] == "backward"
     assert record.settings.optimizers == ()
 
 
+@slow
 def test_a_short_run_is_run_again_with_fitted_windows(diagnosed):
     record, _diagnosis = diagnosed["lightning_gan"]
     assert any("second run with windows fitted" in note for note in record.notes)
     assert record.profiler.availability.available and record.hotspots.availability.available
 
 
+@slow
 def test_a_schedule_written_by_hand_is_a_schedule(diagnosed):
     for name in ("nanogpt",):
         _record, diagnosis = diagnosed[name]
@@ -92,6 +104,7 @@ def test_a_schedule_written_by_hand_is_a_schedule(diagnosed):
         assert "no-lr-schedule" not in {f.id for f in diagnosis.findings}, name
 
 
+@slow
 def test_outside_load_is_said(diagnosed):
     _record, diagnosis = diagnosed["pte_mnist_rnn_under_load"]
     finding = next(f for f in diagnosis.findings if f.id == "outside-cpu-load")
@@ -99,6 +112,7 @@ def test_outside_load_is_said(diagnosed):
     assert "other programs" in finding.title
 
 
+@slow
 def test_a_model_called_through_forward_directly_is_compute(diagnosed):
     """mnist_forward_forward trains each layer through layer.forward(x): the hooks never see it, and its
     matmuls ran in the loop's own code. They are compute, not host overhead."""
@@ -109,6 +123,7 @@ def test_a_model_called_through_forward_directly_is_compute(diagnosed):
     assert diagnosis.verdict.category == "compute"
 
 
+@slow
 def test_loading_in_the_main_process_is_named_with_what_it_spends_on(diagnosed):
     _record, diagnosis = diagnosed["pte_vae"]
     values = diagnosis.fact_values()
@@ -116,6 +131,7 @@ def test_loading_in_the_main_process_is_named_with_what_it_spends_on(diagnosed):
     assert diagnosis.verdict.category == "input"
 
 
+@slow
 def test_batches_made_with_torch_ops_in_a_tiny_model_are_launch_bound(diagnosed):
     """regression builds each batch with torch ops in its own get_batch() and trains Linear(4, 1):
     the loop's ops are tiny, and the verdict is launch, not the loop's Python."""

@@ -17,10 +17,12 @@ from trainprobe import display
 from trainprobe.facts.steps import PHASES
 from trainprobe.report import json_summary, render_html, terminal_summary
 
-RUNS = recorded.ALL_RUNS
+# The third-party runs (real/) are diagnosed in the slow set: the quick loop stays under a minute.
+RUNS = [pytest.param(p, id=p.stem.split(".")[0], marks=(pytest.mark.slow,) if p.parent.name == "real" else ())
+        for p in recorded.ALL_RUNS]
 
 
-@pytest.fixture(scope="module", params=RUNS, ids=[p.stem.split(".")[0] for p in RUNS])
+@pytest.fixture(scope="module", params=RUNS)
 def diagnosed(request):
     return recorded.diagnosed(request.param)
 

@@ -254,8 +254,9 @@ def test_recorded_run_names_the_planted_bottleneck(path):
         assert not loud
 
 
-def _network_share(machine_busy: float):
-    """Workers that spend 5 s each in fetch but 0.2 s on a CPU, as over NFS (no iowait)."""
+def _network_share(machine_busy: float, read_share: float = 0.05):
+    """Workers that spend 5 s each in fetch but 0.2 s on a CPU, as over NFS (no iowait), with
+    ``read_share`` of their profiled time in file reads."""
     from trainprobe.record import WorkerStats
     from rule_cases.cases import _starved_gpu
     from rule_cases.records import with_host, with_workers
@@ -263,13 +264,19 @@ def _network_share(machine_busy: float):
     record = with_host(record, iowait_percent=0.0, cpu_percent=machine_busy)
     stats = tuple(WorkerStats(pid=400 + i, loader_id=0, worker_id=i, batches=40, fetch=5.0)
                   for i in range(6))
-    return replace(record, workers=stats)
+    hotspots = replace(record.hotspots, worker_categories={"io": read_share, "sleep": 0.9 - read_share,
+                                                           "python": 0.1})
+    return replace(record, workers=stats, hotspots=hotspots)
 
 
 def test_storage_seen_from_blocked_workers_without_iowait():
     found = {f.id for f in diagnose(_network_share(30.0)).findings}
     assert "storage-bound-input" in found
     assert "dataloader-prefetch-starved" not in found
+
+
+def test_blocked_workers_that_read_no_file_are_not_called_storage():
+    assert "storage-bound-input" not in {f.id for f in diagnose(_network_share(30.0, read_share=0.0)).findings}
 
 
 def test_blocked_workers_on_a_saturated_machine_are_not_called_storage():

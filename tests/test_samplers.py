@@ -153,6 +153,7 @@ def test_process_tree_roles_cpu_and_host_series(process_tree):
     assert Samples.from_dict(samples.to_dict()) == samples
 
 
+@pytest.mark.slow  # each waits for a real process to end: kept out of the quick loop
 @pytest.mark.parametrize("reap", [True, False], ids=["reaped", "zombie"])
 def test_root_ending_stops_process_sampling_but_keeps_data(reap):
     proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(0.3)"])

@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import Callable, Optional, Sequence
 
 from .findings import Diagnosis, Verdict, WhatIf
-from .jsonio import write_json_atomic
+from .interrupts import interrupts_held
+from .jsonio import write_json_atomic, write_problem
 from .probe.config import WindowPlan
 from .probe.refit import refit
 from .record import SCHEMA_VERSION, RunRecord
@@ -57,6 +58,14 @@ class DiagnoseResult:
     report_path: Optional[Path]
     summary: dict
     problems: tuple[str, ...] = field(default_factory=tuple)  # stages that failed, in words
+    record_saved: bool = True  # False: the final run.json could not be written (a full disk)
+    interrupted: bool = False  # Ctrl-C after the script ended (the rules, the report): exit 130
+    target: tuple[str, ...] = ()  # the argv as given, secrets too: kept in memory for --verify, never saved
+
+    @property
+    def outputs_lost(self) -> bool:
+        """Whether the record or the report could not be written: the command must not exit 0."""
+        return not self.record_saved or self.report_path is None
 
 
 def check_target(target: Sequence[str]) -> None:
@@ -72,6 +81,33 @@ def check_target(target: Sequence[str]) -> None:
         raise TrainprobeError(f"script not found: {target[0]}")
     if script.is_dir() and not (script / "__main__.py").exists():
         raise TrainprobeError(f"{target[0]} is a folder without a __main__.py")
+    _notebook_plan(target)
+
+
+def _notebook_plan(target: Sequence[str]):
+    """A notebook's plan (its cells, the lines it will not run); None for a script."""
+    from .notebook.outcome import notebook_plan
+    from .notebook.read import NotebookError
+
+    try:
+        return notebook_plan(target)
+    except NotebookError as exc:
+        raise TrainprobeError(str(exc)) from None
+
+
+def _with_notebook_notes(probe, target: Sequence[str]):
+    """A notebook's run: the lines it did not run among the notes, a failure named by its cell."""
+    from .notebook.outcome import annotate_record
+
+    plan = _notebook_plan(target)
+    if plan is None:
+        return probe
+    record = annotate_record(probe.record, plan)
+    try:
+        record.save(probe.record_path)
+    except OSError:
+        pass  # the notes are lost from run.json, not from the report
+    return replace(probe, record=record)
 
 
 def output_folder(out_dir: str | os.PathLike) -> Path:
@@ -180,6 +216,9 @@ def write_outputs(record: RunRecord, record_path: Path, diagnosis: Diagnosis,
     report_path = report_path or record_path.with_name("report.html")
     try:
         render(record, diagnosis, report_path, record_path)
+    except OSError as exc:
+        problems.append(f"the HTML report could not be written: {write_problem(report_path, exc)}")
+        report_path = None
     except Exception as exc:  # pylint: disable=broad-except  # the record and the summary still stand
         problems.append(f"the HTML report could not be written ({type(exc).__name__}: {exc})")
         report_path = None
@@ -188,7 +227,7 @@ def write_outputs(record: RunRecord, record_path: Path, diagnosis: Diagnosis,
         try:
             write_json_atomic(record_path.with_name(name), data, indent=2)
         except OSError as exc:
-            problems.append(f"{name} could not be written ({exc})")
+            problems.append(write_problem(record_path.with_name(name), exc))
     return DiagnoseResult(record, record_path, diagnosis, report_path, summary, tuple(problems))
 
 
@@ -204,17 +243,27 @@ def _saved_whatif(record_path: Path) -> Optional[WhatIf]:
 
 
 def finish(record: RunRecord, record_path: Path, rule_dirs: Sequence[Path] = (),
-           report_path: Optional[Path] = None) -> DiagnoseResult:
+           report_path: Optional[Path] = None, problems: Sequence[str] = (), record_saved: bool = True,
+           interrupted: bool = False) -> DiagnoseResult:
     """Rules, report and summary for a record already saved at ``record_path``.
 
     A what-if measured earlier on this record (``trainprobe verify``) is kept: its verifications
-    go back on the findings they belong to."""
-    diagnosis = analyze(record, rule_dirs)
-    problems = []
+    go back on the findings they belong to. Ctrl-C during the rules stops them, and the report is
+    still written (with no verdict); Ctrl-C while the files are written waits until they are."""
+    problems = list(problems)
+    try:
+        diagnosis = analyze(record, rule_dirs)
+    except KeyboardInterrupt:
+        interrupted = True
+        diagnosis = _unknown("Ctrl-C stopped the rules before they finished: no verdict. The measurements "
+                             "below are complete; `trainprobe report` on run.json applies the rules again")
+        problems.append("Ctrl-C during the rules: the record and a report without a verdict are written")
     if diagnosis.verdict.category == "unknown" and "rule engine" in diagnosis.verdict.headline:
         problems.append(diagnosis.verdict.headline)
-    diagnosis = diagnosis.with_whatif(_saved_whatif(Path(record_path)))
-    return write_outputs(record, Path(record_path), diagnosis, report_path, problems)
+    with interrupts_held() as late:
+        diagnosis = diagnosis.with_whatif(_saved_whatif(Path(record_path)))
+        result = write_outputs(record, Path(record_path), diagnosis, report_path, problems)
+    return replace(result, record_saved=record_saved, interrupted=interrupted or bool(late))
 
 
 def verify(result: DiagnoseResult, budget: float = DEFAULT_VERIFY_BUDGET,
@@ -226,11 +275,12 @@ def verify(result: DiagnoseResult, budget: float = DEFAULT_VERIFY_BUDGET,
 
     try:
         whatif = run_whatif(result.record, result.diagnosis, Path(result.record_path).parent, budget,
-                            progress, run)
+                            progress, run, target=result.target or None)
     except WhatIfUnavailable as exc:
         return replace(result, problems=result.problems + (f"--verify: {exc}",))
-    return write_outputs(result.record, result.record_path, result.diagnosis.with_whatif(whatif),
-                         result.report_path, result.problems)
+    again = write_outputs(result.record, result.record_path, result.diagnosis.with_whatif(whatif),
+                          result.report_path, result.problems)
+    return replace(again, record_saved=result.record_saved, target=result.target)
 
 
 def diagnose(
@@ -242,19 +292,46 @@ def diagnose(
     rule_dirs: Sequence[Path] = (),
     data_paths: Sequence[str] = (),
     progress: Callable[[str], None] = lambda line: None,
+    keep_args: bool = False,
 ) -> DiagnoseResult:
-    """Run ``target`` under the probe, apply the rules, write run.json and report.html."""
-    from .probe.launch import ProbeOptions, run_probe
+    """Run ``target`` under the probe, apply the rules, write run.json and report.html. Secret-looking
+    argument values are saved as <redacted> unless ``keep_args`` (see probe/redact.py)."""
+    from .probe.launch import ProbeOptions, ProbeStartError, run_probe
 
     check_target(target)
+    skipped = _notebook_plan(target)
+    if skipped is not None and skipped.skipped:
+        from .notebook.read import skipped_note
+
+        progress(skipped_note(skipped) or "")
     out = output_folder(out_dir) if out_dir else _default_folder(target)
     options = ProbeOptions(out_dir=out, plan=plan, timeout=timeout, trace_path=trace_path,
-                           data_paths=tuple(data_paths))
-    probe = run_probe(target, options, progress)
-    again = refit(probe.record, plan)
+                           data_paths=tuple(data_paths), keep_args=keep_args)
+    try:
+        probe = run_probe(target, options, progress)
+    except ProbeStartError as exc:
+        raise TrainprobeError(str(exc)) from None
+    trainers = _trainers(probe, rule_dirs)  # the script trained in processes it started (hogwild)
+    if trainers is not None:
+        return replace(trainers, target=tuple(target))
+    again = None if probe.interrupted else refit(probe.record, plan)
     if again is not None:
         probe = _run_again(target, options, again, probe, progress)
-    return finish(probe.record, probe.record_path, rule_dirs)
+    probe = _with_notebook_notes(probe, target)
+    result = finish(probe.record, probe.record_path, rule_dirs, problems=probe.problems,
+                    record_saved=probe.record_saved, interrupted=probe.interrupted)
+    return replace(result, target=tuple(target))
+
+
+def _trainers(probe, rule_dirs: Sequence[Path]) -> Optional[DiagnoseResult]:
+    """The job of the training processes the script started, diagnosed from them; None when it
+    started none that trained (trainprobe/job/trainers.py)."""
+    try:
+        from .job.trainers import trainer_job
+
+        return trainer_job(probe.record, Path(probe.record_path), rule_dirs)
+    except Exception:  # pylint: disable=broad-except  # the main process's diagnosis still stands
+        return None
 
 
 def _run_again(target: Sequence[str], options, plan: WindowPlan, first, progress: Callable[[str], None]):

@@ -16,7 +16,7 @@ from . import __version__
 
 __all__ = ["cli", "main"]
 
-_COMMAND_MODULES = ("diagnose", "trace", "report", "rules", "check", "verify")
+_COMMAND_MODULES = ("diagnose", "trace", "merge", "report", "rules", "check", "verify", "compare")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

@@ -11,6 +11,7 @@ older code as far as possible).
 from __future__ import annotations
 
 import dataclasses
+import errno
 import json
 import math
 import os
@@ -20,7 +21,7 @@ import typing
 from pathlib import Path
 from typing import Any, Optional, TypeVar, Union, get_args, get_origin, get_type_hints
 
-__all__ = ["to_dict", "from_dict", "write_json_atomic", "write_text_atomic", "JsonMixin"]
+__all__ = ["to_dict", "from_dict", "write_json_atomic", "write_text_atomic", "write_problem", "JsonMixin"]
 
 T = TypeVar("T")
 
@@ -149,6 +150,13 @@ def write_text_atomic(path: str | os.PathLike, text: str) -> None:
         except OSError:
             pass
         raise
+
+
+def write_problem(path: str | os.PathLike, exc: OSError) -> str:
+    """A failed write in the user's words: a full disk (or quota) is named as such."""
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return f"disk full while writing {path}"
+    return f"could not write {path} ({exc.strerror or exc})"
 
 
 def write_json_atomic(path: str | os.PathLike, data: Any, indent: Optional[int] = None) -> None:

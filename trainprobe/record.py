@@ -37,6 +37,8 @@ __all__ = [
     "ModelInfo",
     "Settings",
     "RankSummary",
+    "DdpSettings",
+    "JobSummary",
     "Step",
     "OpStat",
     "ProfilerSummary",
@@ -51,7 +53,8 @@ __all__ = [
     "RunRecord",
 ]
 
-SCHEMA_VERSION = 1
+# 2: a job of several ranks (RunRecord.job, RankSummary's rank figures); version-1 records still load.
+SCHEMA_VERSION = 2
 
 # Step phases, in the order they appear in a default bounded run.
 PHASE_WARMUP = "warmup"  # first steps: compilation, autotune, first allocations
@@ -83,6 +86,7 @@ class Invocation(JsonMixin):
     python_executable: str = ""
     trainprobe_version: str = ""
     options: dict[str, object] = field(default_factory=dict)  # probe options in force
+    redacted: tuple[str, ...] = ()  # arguments whose secret values are saved as <redacted> (probe/redact.py)
 
 
 @dataclass(frozen=True)
@@ -504,6 +508,54 @@ class RankSummary(JsonMixin):
     headline: str = ""
     slowest: bool = False
     why_slowest: Optional[str] = None  # for the slowest rank: what it spends more time on than the others
+    # A job trainprobe ran (torchrun): the rank's own figures, per steady step, in seconds.
+    status: Optional[str] = None  # the rank's outcome: completed, stopped, failed, killed...
+    error: Optional[str] = None  # the rank's exception ("ValueError: ..."), when it failed
+    node: Optional[str] = None  # the folder (one per node) its record came from
+    phases: dict[str, float] = field(default_factory=dict)  # median seconds per step: data_wait, forward, ...
+    collective_time: Optional[float] = None  # seconds per step inside collectives (all-reduce, broadcast, barrier)
+    collective_wait: Optional[float] = None  # of which waiting for the slowest rank to arrive
+    collective_transfer: Optional[float] = None  # of which the transfer itself (the last arrival's time in it)
+    batches: Optional[int] = None  # training batches it fetched
+
+
+@dataclass(frozen=True)
+class DdpSettings(JsonMixin):
+    """A DistributedDataParallel wrapper's settings, read from the object, and what they cost."""
+
+    bucket_cap_mb: Optional[float] = None
+    gradient_as_bucket_view: Optional[bool] = None
+    static_graph: Optional[bool] = None
+    find_unused_parameters: Optional[bool] = None
+    broadcast_buffers: Optional[bool] = None
+    unused_parameter_bytes: Optional[int] = None  # bytes of parameters that got no gradient (DDP's own count; None: unread)
+    post_forward_time: Optional[float] = None  # seconds per forward in DDP's post-forward (the unused-parameter search)
+    parameters: Optional[int] = None
+
+
+@dataclass(frozen=True)
+class JobSummary(JsonMixin):
+    """A job of several ranks that trainprobe launched (torchrun) or merged (``trainprobe merge``)."""
+
+    launcher: str = "torchrun"
+    command_line: str = ""
+    world_size: Optional[int] = None
+    nodes: tuple[str, ...] = ()  # the folders (one per node) the ranks' records came from
+    backend: Optional[str] = None  # gloo, nccl
+    ddp: Optional[DdpSettings] = None
+    straggler: Optional[int] = None  # the rank the others wait for
+    straggler_cause: Optional[str] = None  # the step phase it spends more time in than the others
+    straggler_excess: Optional[float] = None  # seconds per step of that excess
+    straggler_why: Optional[str] = None
+    step_time: Optional[float] = None  # median step across ranks, seconds
+    collective_time: Optional[float] = None  # mean over ranks, seconds per step
+    collective_wait: Optional[float] = None  # seconds per step the others wait for the straggler (without one: mean over ranks)
+    collective_transfer: Optional[float] = None
+    rank0_extra: Optional[float] = None  # seconds per step rank 0 spends in its loop's own code beyond the others
+    failed_rank: Optional[int] = None
+    failed_error: Optional[str] = None
+    distributed_sampler: Optional[bool] = None  # every rank's training loader used a DistributedSampler
+    batches_per_rank: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -520,3 +572,4 @@ class RunRecord(JsonMixin):
     outcome: Outcome = field(default_factory=Outcome)
     notes: tuple[str, ...] = ()  # what the probe wants the reader to know (noise, fallbacks)
     ranks: tuple[RankSummary, ...] = ()  # a job read from several ranks' traces: every rank, this one among them
+    job: Optional[JobSummary] = None  # a job of several ranks (schema 2): how it ran, its straggler and why

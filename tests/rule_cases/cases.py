@@ -301,6 +301,12 @@ def _oom_no_steps() -> RunRecord:
                         exception_type="torch.OutOfMemoryError")
 
 
+def _job(name: str) -> RunRecord:
+    """A recorded 2-rank torchrun job (tests/data/jobs/NAME/run.json), one object per session."""
+    from pathlib import Path
+    return recorded.load(Path(recorded.__file__).parent / "data" / "jobs" / name / "run.json")
+
+
 def _two_gpus(used: int, dp: bool = False) -> RunRecord:
     rec = with_env(gpu_record(), gpu_count=2)
     devices = tuple(f"cuda:{i}" for i in range(used))
@@ -387,6 +393,12 @@ CASES: dict[str, RuleCase] = {
                                              lambda: _two_gpus(1), "warning"),
     "single-gpu-of-many": RuleCase(lambda: _two_gpus(1), lambda: _two_gpus(2, dp=False),
                                    "warning"),
+    # Real 2-rank gloo jobs (tests/data/jobs): rank 1 reads its batches 40 ms slower, and rank 0
+    # waits 86% of its step for it; with find_unused_parameters the ranks wait for each other in turn.
+    "straggler-rank": RuleCase(lambda: _job("slow_rank"), lambda: _job("find_unused"), "critical"),
+    "work-on-rank-0-alone": RuleCase(lambda: _job("rank0_work"), lambda: _job("slow_rank"), "warning"),
+    "ddp-find-unused-parameters": RuleCase(lambda: _job("find_unused"), lambda: _job("slow_rank"), "info"),
+    "distributed-sampler-missing": RuleCase(lambda: _job("no_sampler"), lambda: _job("slow_rank"), "warning"),
 }
 
 # Rules with a second pattern on CPU-only runs: (bad, good, severity) for that pattern.

@@ -7,7 +7,7 @@ from typing import Optional
 
 import click
 
-__all__ = ["say", "exit_code_for", "open_in_browser"]
+__all__ = ["say", "exit_code_for", "open_in_browser", "result_command"]
 
 # trainprobe's own exit status says how the script ended.
 _EXIT = {"completed": 0, "stopped": 0, "interrupted": 130, "timeout": 124, "not_started": 2, "running": 1}
@@ -41,3 +41,20 @@ def stderr_is_tty() -> bool:
         return sys.stderr.isatty()
     except (AttributeError, ValueError):
         return False
+
+
+def result_command(produce, as_json: bool, open_report: bool) -> int:
+    """The end of a command that reads files into one diagnosis (trace, merge): exit 2 when its input
+    cannot be used, 1 when the report could not be written, 0 otherwise."""
+    from ..api import TrainprobeError
+    from .diagnose import print_outcome
+
+    try:
+        result = produce()
+    except TrainprobeError as exc:
+        say(f"trainprobe: {exc}")
+        return 2
+    print_outcome(result, as_json, quiet=False)
+    if open_report and result.report_path:
+        open_in_browser(result.report_path)
+    return 0 if result.report_path else 1

@@ -8,7 +8,27 @@ from typing import Optional
 
 import click
 
-__all__ = ["COMMANDS", "check", "check_summary"]
+__all__ = ["COMMANDS", "check", "check_summary", "BAD_INPUT"]
+
+# 0, 1 and 2 say how ready the machine is; input check cannot use (a bad --expect file, a missing
+# --data folder, an unknown option) gets a code of its own, so a set-up script never reads it as
+# "not ready".
+BAD_INPUT = 3
+
+
+class _InputError(click.UsageError):
+    exit_code = BAD_INPUT
+
+
+class _CheckCommand(click.Command):
+    """click's own option errors (a --data folder that does not exist) exit with BAD_INPUT too."""
+
+    def make_context(self, *args, **kwargs):
+        try:
+            return super().make_context(*args, **kwargs)
+        except click.UsageError as exc:
+            exc.exit_code = BAD_INPUT
+            raise
 
 
 def _write(path: str, text: str, what: str) -> None:
@@ -18,10 +38,10 @@ def _write(path: str, text: str, what: str) -> None:
         with open(path, "w", encoding="utf-8") as fh:
             fh.write(text)
     except OSError as exc:
-        raise click.UsageError(f"cannot write the {what} to {path}: {exc.strerror or exc}") from None
+        raise _InputError(f"cannot write the {what} to {path}: {exc.strerror or exc}") from None
 
 
-@click.command("check")
+@click.command("check", cls=_CheckCommand)
 @click.option("--quick", is_flag=True, help="Seconds, no benchmarks: versions, GPU, cores, memory, disks.")
 @click.option("--data", "data_dir", type=click.Path(exists=True, file_okay=False),
               help="Dataset folder: its disk type, free space and (full check) read throughput.")
@@ -34,7 +54,8 @@ def _write(path: str, text: str, what: str) -> None:
 @click.option("--html", "html_path", type=click.Path(dir_okay=False), help="Also write an HTML page.")
 def check(quick: bool, data_dir: Optional[str], expect_file: Optional[str], name: Optional[str],
           as_json: bool, save_path: Optional[str], html_path: Optional[str]) -> int:
-    """Is this machine ready for the course? Exit code 0 ready, 1 warnings, 2 not ready."""
+    """Is this machine ready for the course? Exit code 0 ready, 1 warnings, 2 not ready,
+    3 for input it cannot use (a bad --expect file, a missing --data folder)."""
     from ..readiness import ExpectError, load_expectations, render_html, render_text, run_check
     from ..readiness.progress import Progress
     from ..display import use_color
@@ -44,7 +65,7 @@ def check(quick: bool, data_dir: Optional[str], expect_file: Optional[str], name
         try:
             expectations = load_expectations(expect_file)
         except ExpectError as exc:
-            raise click.UsageError(str(exc)) from None
+            raise _InputError(str(exc)) from None
     progress = Progress(enabled=True, plain_lines=not quick)
     result = run_check(quick=quick, data_dir=data_dir, expectations=expectations, name=name,
                        progress=progress)

@@ -11,6 +11,7 @@ import click
 from ..api import DEFAULT_VERIFY_BUDGET, TrainprobeError, diagnose as run_diagnose, summary_line, verify as run_verify
 from ..probe.config import WindowPlan
 from ._common import exit_code_for, open_in_browser, say
+from .merge import diagnose_job_command, is_torchrun_command
 
 __all__ = ["COMMANDS", "diagnose"]
 
@@ -61,19 +62,27 @@ def print_outcome(result, as_json: bool, quiet: bool) -> None:
 @click.option("--verify", is_flag=True, help="Measure each injectable fix on this script (the what-if).")
 @click.option("--verify-budget", type=float, default=DEFAULT_VERIFY_BUDGET, show_default=True, metavar="SECONDS", help="Time budget for --verify.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress lines.")
+@click.option("--keep-args", is_flag=True, help="Save the script's arguments as given: by default, values of secret-looking ones (--api-key, --token, --password, NAME_SECRET=...) are saved as <redacted>.")
+@click.option("--nproc-per-node", "--nproc_per_node", "nproc_per_node", metavar="N", help="Launch the script through torchrun with N ranks per node and probe every rank; torchrun's other options (--nnodes, --rdzv-*, ...) go before SCRIPT.")
 @click.argument("target", nargs=-1, type=click.UNPROCESSED)
 def diagnose(module, out, as_json, open_report, trace, timeout, max_seconds, warmup_steps, steps, window, full,
-             no_profile, rule_dirs, data_paths, verify, verify_budget, quiet, target) -> int:
+             no_profile, rule_dirs, data_paths, verify, verify_budget, quiet, target, keep_args=False,
+             nproc_per_node=None) -> int:
     """Run SCRIPT with ARGS under the probe and say what holds training back.
 
     \b
     Examples:
       trainprobe diagnose train.py -- --epochs 3 --lr 0.1
       trainprobe diagnose -m mypkg.train --config small.yaml
+      trainprobe diagnose course.ipynb          (a notebook's code cells, in order)
     """
     args = list(target)
     if args and args[0] == "--":
         args = args[1:]
+    if nproc_per_node or is_torchrun_command(args):  # a whole job (trainprobe/job/)
+        return diagnose_job_command(args, nproc_per_node, module, out=out, as_json=as_json, quiet=quiet,
+                                    open_report=open_report, timeout=timeout, rule_dirs=rule_dirs,
+                                    plan=build_plan(warmup_steps, steps, window, max_seconds, full, not no_profile))
     if module:
         argv = ["-m", module, *args]
     else:
@@ -84,7 +93,7 @@ def diagnose(module, out, as_json, open_report, trace, timeout, max_seconds, war
     try:
         result = run_diagnose(
             argv, out_dir=out, plan=plan, timeout=timeout, trace_path=trace, rule_dirs=rule_dirs,
-            data_paths=data_paths, progress=_progress(quiet),
+            data_paths=data_paths, progress=_progress(quiet), keep_args=keep_args,
         )
     except TrainprobeError as exc:
         say(f"trainprobe: {exc}")
@@ -94,7 +103,11 @@ def diagnose(module, out, as_json, open_report, trace, timeout, max_seconds, war
     print_outcome(result, as_json, quiet)
     if open_report and result.report_path:
         open_in_browser(result.report_path)
-    return exit_code_for(result.record.outcome.status, result.record.outcome.exit_code)
+    if result.interrupted:
+        return 130  # Ctrl-C after the script ended: its record and report are written all the same
+    code = exit_code_for(result.record.outcome.status, result.record.outcome.exit_code)
+    # A run that went well but whose record or report could not be saved (a full disk) is not a success.
+    return code or (1 if result.outputs_lost else 0)
 
 
 def _verify(result, budget: float, quiet: bool):

@@ -28,6 +28,8 @@ def report(record_path: Path, output, rule_dirs, as_json: bool, open_report: boo
         return 2
     result = finish(record, record_path, rule_dirs, report_path=output)
     print_outcome(result, as_json, quiet=False)
+    if result.interrupted:
+        return 130  # Ctrl-C during the rules: the report is written, without a verdict
     if result.report_path is None:
         return 1  # the diagnosis was printed, but the report the command is for was not written
     if open_report:

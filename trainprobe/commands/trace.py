@@ -6,9 +6,8 @@ from pathlib import Path
 
 import click
 
-from ..api import TrainprobeError, trace as trace_files
-from ._common import open_in_browser, say
-from .diagnose import print_outcome
+from ..api import trace as trace_files
+from ._common import result_command
 
 __all__ = ["COMMANDS", "trace"]
 
@@ -22,15 +21,7 @@ __all__ = ["COMMANDS", "trace"]
 def trace(paths, out, as_json: bool, rule_dirs, open_report: bool) -> int:
     """Diagnose torch.profiler trace files (.json, .json.gz, as tensorboard_trace_handler writes them),
     or folders of them: one per rank of a job, or several from one rank."""
-    try:
-        result = trace_files(paths, out, rule_dirs)
-    except TrainprobeError as exc:
-        say(f"trainprobe: {exc}")
-        return 2
-    print_outcome(result, as_json, quiet=False)
-    if open_report and result.report_path:
-        open_in_browser(result.report_path)
-    return 0
+    return result_command(lambda: trace_files(paths, out, rule_dirs), as_json, open_report)
 
 
 COMMANDS = [trace]

@@ -29,11 +29,14 @@ def diagnose(record: RunRecord, extra_rule_dirs: Sequence[Path] = ()) -> Diagnos
     facts = compute_facts(record)
     values = facts_by_name(facts)
     rules, errors = load_rules(extra_rule_dirs)
-    findings, runtime_errors = evaluate_rules(rules, values)
+    spent: dict[str, float] = {}  # each rule's time, against its budget (engine/evaluate.py)
+    findings, runtime_errors = evaluate_rules(rules, values, spent=spent)
     ranked = rank_findings(findings)
 
     def decide(facts_values: dict[str, object]):
-        again = rank_findings(evaluate_rules(rules, facts_values, render=False)[0])
+        again, late_errors = evaluate_rules(rules, facts_values, render=False, spent=spent)
+        runtime_errors.extend(late_errors)  # a rule that ran out of its budget here: said once
+        again = rank_findings(again)
         return make_verdict(facts_values, again), again
 
     try:

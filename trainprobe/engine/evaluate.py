@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import math
+import time
 from dataclasses import replace
 from typing import Any, Optional
 
 from ..findings import Evidence, Finding, Gain
 from ..facts import FACT_CATALOG
-from .expr import Missing
+from .expr import Missing, time_budget
 from .. import display
 from ..facts.window import enough_steps
 from .rule import Rule
@@ -18,6 +20,22 @@ __all__ = ["fact_context", "evaluate_rule", "evaluate_rules", "gain_text", "with
 
 class RuleRuntimeError(Exception):
     """A rule's expression or template failed on this record: "path:line: problem"."""
+
+
+# A rule evaluates in well under a millisecond; the budgets only stop a broken or hostile one. The
+# total covers the many evaluations of the stability check, so one slow rule cannot add minutes.
+EVALUATION_BUDGET = 0.5  # seconds per evaluation of a rule
+RULE_TOTAL_BUDGET = 2.0  # seconds per rule over one diagnosis
+
+
+def _template_line(exc: BaseException) -> Optional[int]:
+    """The line of a template's own text where ``exc`` was raised (Jinja maps its frames to it)."""
+    tb, line = exc.__traceback__, None
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == "<template>":
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return line
 
 
 def fact_context(facts: dict[str, object]) -> dict[str, Any]:
@@ -108,7 +126,7 @@ def _evidence(rule: Rule, facts: dict[str, object], context: dict[str, Any]
 
 
 def evaluate_rule(rule: Rule, facts: dict[str, object], render: bool = True,
-                  base: Optional[dict[str, Any]] = None) -> Optional[Finding]:
+                  base: Optional[dict[str, Any]] = None, budget: float = EVALUATION_BUDGET) -> Optional[Finding]:
     """The rule's Finding when its condition holds; raises RuleRuntimeError when it breaks.
 
     ``render=False`` leaves the texts empty: enough to rank findings and name a verdict (the
@@ -120,40 +138,66 @@ def evaluate_rule(rule: Rule, facts: dict[str, object], render: bool = True,
         return None  # too few steps to judge from (or none): only settings rules speak
     context = dict(base) if base is not None else fact_context(facts)
     context["opt"] = dict(rule.options)
+    key = "condition"  # what is being evaluated, so that an error names its line
     try:
-        if not _truthy(rule.condition.evaluate(context)):
-            return None
-        severity = _severity(rule, context)
-        gain = _gain(rule, context, facts.get("step_time"))  # type: ignore[arg-type]
-        context.update(gain_seconds=gain.seconds_per_step, speedup=gain.speedup,
-                       severity=severity)
-        if not render:
-            return Finding(id=rule.id, name=rule.name, category=rule.category, severity=severity, title="",
-                           message="", advice="", gain=gain, source=rule.source)
+        with time_budget(budget):
+            if not _truthy(rule.condition.evaluate(context)):
+                return None
+            key = "severity_when"
+            severity = _severity(rule, context)
+            key = "gain"
+            gain = _gain(rule, context, facts.get("step_time"))  # type: ignore[arg-type]
+            context.update(gain_seconds=gain.seconds_per_step, speedup=gain.speedup,
+                           severity=severity)
+            if not render:
+                return Finding(id=rule.id, name=rule.name, category=rule.category, severity=severity, title="",
+                               message="", advice="", gain=gain, source=rule.source)
+            texts = {}
+            for key in ("title", "message", "advice", "snippet", "fix_id"):
+                template = getattr(rule, key)
+                texts[key] = template.render(context) if template else ""
+            key = "evidence"
+            evidence = _evidence(rule, facts, context)
         return Finding(
             id=rule.id, name=rule.name, category=rule.category, severity=severity,
-            title=rule.title.render(context), message=rule.message.render(context),
-            advice=rule.advice.render(context),
-            snippet=rule.snippet.render(context) if rule.snippet else "",
-            evidence=_evidence(rule, facts, context), gain=gain, docs=rule.docs,
-            fix_id=(rule.fix_id.render(context) or None) if rule.fix_id else None,
-            source=rule.source,
+            title=texts["title"], message=texts["message"], advice=texts["advice"], snippet=texts["snippet"],
+            evidence=evidence, gain=gain, docs=rule.docs, fix_id=texts["fix_id"] or None, source=rule.source,
         )
     except Exception as exc:  # pylint: disable=broad-except  # one broken rule must not stop others
-        raise RuleRuntimeError(f"{rule.source}:{rule.line}: rule {rule.id} failed on this run: "
-                               f"{type(exc).__name__}: {exc}") from exc
+        raise RuleRuntimeError(_runtime_error(rule, key, exc)) from exc
 
 
-def evaluate_rules(rules: list[Rule], facts: dict[str, object], render: bool = True
-                   ) -> tuple[list[Finding], list[str]]:
+def _runtime_error(rule: Rule, key: str, exc: BaseException) -> str:
+    """"path:line: ..." where line is the failing key's, and the line inside its text for a template."""
+    line = rule.line_of(key)
+    where = "" if key == "condition" else f" in its {key}"
+    inner = _template_line(exc) if key in ("title", "message", "advice", "snippet", "fix_id") else None
+    if inner is not None:
+        # A multi-line string starts on the line after its key (''''' then a newline TOML drops).
+        line += inner if rule.line_of(key) != rule.line else inner - 1
+        where += f" (line {inner} of the text)"
+    return f"{rule.source}:{line}: rule {rule.id} failed on this run{where}: {type(exc).__name__}: {exc}"
+
+
+def evaluate_rules(rules: list[Rule], facts: dict[str, object], render: bool = True,
+                   spent: Optional[dict[str, float]] = None) -> tuple[list[Finding], list[str]]:
+    """Findings and rule errors. ``spent`` (rule id to seconds) carries each rule's time from one call
+    to the next, for the total budget of a diagnosis that evaluates its rules many times."""
     findings, errors = [], []
     base = fact_context(facts)
+    spent = {} if spent is None else spent
     for rule in rules:
+        if spent.get(rule.id) == math.inf:
+            continue  # it failed earlier in this diagnosis, and was said then
+        left = RULE_TOTAL_BUDGET - spent.get(rule.id, 0.0)
+        started = time.monotonic()
         try:
-            finding = evaluate_rule(rule, facts, render, base)
+            finding = evaluate_rule(rule, facts, render, base, budget=max(0.0, min(EVALUATION_BUDGET, left)))
         except RuleRuntimeError as exc:
             errors.append(str(exc))
+            spent[rule.id] = math.inf
             continue
+        spent[rule.id] = spent.get(rule.id, 0.0) + time.monotonic() - started
         if finding is not None:
             findings.append(finding)
     return findings, errors

@@ -50,3 +50,7 @@ class Rule:
     gpu_only: bool = False  # never fires on a run that did not use CUDA
     without_steps: bool = False  # may fire on a run with no measured step (settings, OOM)
     line: int = 1  # line of the condition, for errors at evaluation time
+    lines: dict[str, int] = field(default_factory=dict)  # line of each key (message, advice, ...) in its file
+
+    def line_of(self, key: str) -> int:
+        return self.lines.get(key, self.line)

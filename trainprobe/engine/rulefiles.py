@@ -167,6 +167,20 @@ class _Builder:
                                     threshold=threshold))
         return tuple(out)
 
+    def key_lines(self) -> dict[str, int]:
+        """Each evaluated key's line, and for a text the line its first character is on ("key:text"):
+        the next one for a multi-line string, whose newline after the quotes TOML drops."""
+        lines = {}
+        text_lines = self.text.splitlines()
+        for key in _EVALUATED_KEYS:
+            if key not in self.data:
+                continue
+            line = _key_line(self.text, None, key) if key == "severity_when" else _key_line(self.text, key)
+            lines[key] = line
+            rest = text_lines[line - 1].split("=", 1)[-1].strip() if line <= len(text_lines) else ""
+            lines[f"{key}:text"] = line + 1 if rest in ("'''", '"""') else line
+        return lines
+
     def build(self) -> Rule:
         self.check_keys()
         d = self.data
@@ -184,8 +198,12 @@ class _Builder:
             options=dict(self.options), evidence=self.evidence(),
             gpu_only=bool(d.get("gpu_only", False)),
             without_steps=bool(d.get("without_steps", False)), line=_key_line(self.text, "condition"),
+            lines=self.key_lines(),
         )
 
+
+# The keys evaluated on each run, whose errors name their own line.
+_EVALUATED_KEYS = ("condition", "title", "message", "advice", "snippet", "gain", "gain_base", "fix_id", "severity_when")
 
 # Compiling a rule's templates takes milliseconds; a process that diagnoses many records
 # (tests, `trainprobe report` over a folder) reuses them while the file is unchanged.

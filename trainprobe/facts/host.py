@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Optional
 
+from ..notebook.cells import describe as describe_cell
 from ..record import RunRecord
 from ._stats import clean, mean, ratio
 from .window import in_window, steady_span
@@ -105,7 +106,8 @@ def _hotspot_facts(record: RunRecord) -> dict[str, object]:
     if not hot.availability.available or not mine or hot.window <= 0:
         return {}
     top = max(mine, key=lambda f: f.self_time)
-    name = f"{top.file.rsplit('/', 1)[-1]}:{top.line} {top.function}"
+    cell = describe_cell(top.file, top.line)  # a notebook's cell: "train() in cell 6, line 4"
+    name = f"{top.function}() in {cell}" if cell else f"{top.file.rsplit('/', 1)[-1]}:{top.line} {top.function}"
     return {"top_host_function": name, "top_host_function_name": f"{top.function}()",
             "top_host_function_share": min(1.0, top.self_time / hot.window)}
 

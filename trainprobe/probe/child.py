@@ -14,7 +14,7 @@ import time
 from .config import CONFIG_ENV, ChildConfig
 from .events import EventSink
 from .plugins import load_plugins
-from .runner import exit_like_python, parse_target, print_like_python, run_target
+from .runner import RunResult, exit_like_python, parse_target, print_like_python, run_target
 
 __all__ = ["main", "BOOTSTRAP"]
 
@@ -42,17 +42,9 @@ def _flush_before_os_exit(sink: EventSink) -> None:
     os._exit = _exit
 
 
-def main(bootstrap_path: str = "") -> None:
-    if bootstrap_path and bootstrap_path in sys.path:
-        sys.path.remove(bootstrap_path)
-    config = ChildConfig.load(os.environ.pop(CONFIG_ENV))
-    sink = EventSink(config.events_path)
-    sink.emit("started", pid=os.getpid(), t=time.monotonic() - config.t0)
-    target = parse_target(config.argv)
-    del sys.argv[1:]
-    _flush_before_os_exit(sink)
-
-    instrumentation = None
+def _instrument(config: ChildConfig, sink: EventSink):
+    """The hooks, profiler windows and plug-ins, installed; None when they could not be (the script
+    still runs, unmeasured, with a note saying why)."""
     try:
         from .instrument import Instrumentation
 
@@ -61,19 +53,23 @@ def main(bootstrap_path: str = "") -> None:
         if plugin is not None:
             instrumentation.plug_in(plugin)
         instrumentation.install()
+        if config.job:
+            from ..job.rank import install_job_probes
+
+            install_job_probes(config, sink, instrumentation.clock)
+        else:  # training in processes the script starts (hogwild): trainprobe/job/trainers.py
+            from ..job.trainers import capture_trainers
+
+            capture_trainers(instrumentation, config)
         sink.emit("instrumented", t=time.monotonic() - config.t0)
+        return instrumentation
     except Exception as exc:  # measure less rather than not run the script
         sink.emit("note", text=f"trainprobe could not instrument the run ({type(exc).__name__}: {exc}); "
                                "the script ran without step timing")
-        instrumentation = None
+        return None
 
-    result = run_target(target)
-    sink.emit("script_ended", t=time.monotonic() - config.t0, status=result.status)
-    if instrumentation is not None:
-        try:
-            instrumentation.finish()
-        except Exception as exc:
-            sink.emit("note", text=f"trainprobe could not summarize its profiles ({type(exc).__name__}: {exc})")
+
+def _emit_outcome(sink: EventSink, result: RunResult, instrumentation) -> None:
     sink.emit(
         "outcome",
         status=result.status,
@@ -84,5 +80,41 @@ def main(bootstrap_path: str = "") -> None:
         reason=getattr(instrumentation.clock, "stop_reason", None) if instrumentation else None,
     )
     sink.close()
+
+
+def main(bootstrap_path: str = "") -> None:
+    if bootstrap_path and bootstrap_path in sys.path:
+        sys.path.remove(bootstrap_path)
+    config = ChildConfig.load(os.environ.pop(CONFIG_ENV))
+    if config.job:  # one rank of a torchrun job: its own folder (trainprobe/job/rank.py)
+        from ..job.rank import for_this_rank
+
+        config = for_this_rank(config)
+    sink = EventSink(config.events_path)
+    sink.emit("started", pid=os.getpid(), t=time.monotonic() - config.t0)
+    target = parse_target(config.argv)
+    del sys.argv[1:]
+    _flush_before_os_exit(sink)
+
+    try:
+        instrumentation = _instrument(config, sink)
+    except KeyboardInterrupt:
+        # Ctrl-C while trainprobe set up (importing torch takes seconds): the script never started. End
+        # as python ends on Ctrl-C, without a traceback through trainprobe's frames.
+        result = RunResult(status="interrupted", exit_code=130, exception_type="KeyboardInterrupt",
+                           exception_message="Ctrl-C before the script started")
+        _emit_outcome(sink, result, None)
+        exit_like_python(result)
+
+    result = run_target(target)
+    sink.emit("script_ended", t=time.monotonic() - config.t0, status=result.status)
+    if instrumentation is not None:
+        try:
+            instrumentation.finish()
+        except Exception as exc:
+            sink.emit("note", text=f"trainprobe could not summarize its profiles ({type(exc).__name__}: {exc})")
+        except KeyboardInterrupt:  # the script has ended as it would have: only the summary is lost
+            sink.emit("note", text="Ctrl-C while trainprobe summarized its profiles: they are left out")
+    _emit_outcome(sink, result, instrumentation)
     print_like_python(result)
     exit_like_python(result)

@@ -56,3 +56,4 @@ class ChildConfig(JsonMixin):
     plan: WindowPlan = field(default_factory=WindowPlan)
     trace_path: Optional[str] = None
     plugins: tuple[PluginSpec, ...] = ()  # code that acts at the hooks' points (the what-if's fixes)
+    job: bool = False  # one rank of a torchrun job: write under out_dir/rank<RANK>/ (see trainprobe/job/rank.py)

@@ -41,6 +41,7 @@ class EventSink:
         self._clock = clock
         self._last_flush = clock()
         self._pid = os.getpid()  # a forked DataLoader worker inherits this object: it must not write
+        self.write_error: OSError | None = None  # a full disk: what was written stands, the rest is dropped
         # Steps buffered just before a hang (or a long pause) reach the disk anyway.
         self._flusher = threading.Thread(target=self._flush_now_and_then, name="trainprobe-events", daemon=True)
         self._flusher.start()
@@ -81,17 +82,29 @@ class EventSink:
         if os.getpid() != self._pid:
             self._pending.clear()
             return
-        if self._pending:
-            self._fh.write("".join(_line(item) for item in self._pending))
-            self._pending.clear()
-        self._fh.flush()
         self._last_flush = now
+        if self.write_error is not None:
+            self._pending.clear()
+            return
+        try:
+            if self._pending:
+                self._fh.write("".join(_line(item) for item in self._pending))
+            self._fh.flush()
+        except OSError as exc:
+            # A full disk must not end the user's training with trainprobe's error: stop writing. The
+            # parent keeps the steps that reached the file (a torn last line is skipped when read).
+            self.write_error = exc
+        finally:
+            self._pending.clear()
 
     def close(self) -> None:
         with self._lock:
             if not self._fh.closed:
                 self._flush_locked(self._clock())
-                self._fh.close()
+                try:
+                    self._fh.close()
+                except OSError:
+                    pass  # its buffer could not be written out (full disk): what was written stands
 
 
 def _line(item: "str | tuple") -> str:

@@ -191,6 +191,24 @@ class Instrumentation:
         for owner, name, original in reversed(self._originals):
             setattr(owner, name, original)
         self._originals.clear()
+        self._release_loaders()
+
+    def _release_loaders(self) -> None:
+        """The script's DataLoaders as they were: their own worker_init_fn back, and persistent workers
+        started under the probe (which time their fetches) shut down; the next epoch starts fresh ones."""
+        for entry in self.reg.loaders.values():
+            loader = entry.ref()
+            wrapper = getattr(loader, "worker_init_fn", None)
+            if not isinstance(wrapper, WorkerInit):
+                continue
+            loader.worker_init_fn = wrapper.user_fn
+            iterator = getattr(loader, "_iterator", None)
+            if iterator is not None:
+                try:
+                    iterator._shutdown_workers()  # pylint: disable=protected-access
+                except Exception:  # pylint: disable=broad-except  # they end with the loader anyway
+                    pass
+                loader._iterator = None  # pylint: disable=protected-access
 
     def _install_dataloader(self) -> None:
         original_iter = DataLoader.__iter__

@@ -9,6 +9,7 @@ ends (normal end, crash, Ctrl-C, a kill, a timeout) into the record's outcome.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import os
 import shlex
@@ -16,18 +17,21 @@ import signal
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 
 from .. import __version__
+from ..interrupts import interrupts_held
+from ..jsonio import write_problem
 from ..record import Environment, Invocation, Outcome, RunRecord, Samples
 from .assemble import EventFollower, assemble_record
 from .child import BOOTSTRAP
 from .config import CONFIG_ENV, ChildConfig, WindowPlan
 from .plugins import PluginSpec
+from .redact import redact_args
 
-__all__ = ["ProbeOptions", "ProbeResult", "run_probe", "default_out_dir"]
+__all__ = ["ProbeOptions", "ProbeResult", "ProbeStartError", "run_probe", "default_out_dir"]
 
 _PARTIAL_EVERY = 5.0  # seconds between partial run.json writes
 _GRACE = 5.0  # seconds a terminated child gets before SIGKILL
@@ -44,12 +48,20 @@ class ProbeOptions:
     python: str = sys.executable
     data_paths: tuple[str, ...] = ()
     child_output: Optional[Path] = None  # send the script's stdout/stderr here instead of the terminal
+    keep_args: bool = False  # save secret-looking argument values as they are (--keep-args)
+
+
+class ProbeStartError(Exception):
+    """The probe could not start the script (nothing was measured); one sentence."""
 
 
 @dataclass(frozen=True)
 class ProbeResult:
     record: RunRecord
     record_path: Path
+    problems: tuple[str, ...] = ()  # what could not be saved (a full disk), in words
+    record_saved: bool = True  # False: run.json on disk is the last partial record, or none
+    interrupted: bool = False  # Ctrl-C after the script ended, while its record was saved
 
 
 def default_out_dir(target: Sequence[str], base: Path = Path("trainprobe-runs")) -> Path:
@@ -97,12 +109,17 @@ def _invocation(target: Sequence[str], options: ProbeOptions, t0: float) -> Invo
     module = target[1] if target and target[0] == "-m" else None
     script = None if module else str(Path(target[0]).resolve())
     args = tuple(target[2:] if module else target[1:])
+    redacted: tuple[str, ...] = ()
+    if not options.keep_args:
+        args, redacted = redact_args(args)
+    head = ["-m", module] if module else [target[0]]
     return Invocation(
         script=script,
         module=module,
         args=args,
+        redacted=redacted,
         cwd=os.getcwd(),
-        command_line=shlex.join(["python", *target]),
+        command_line=shlex.join(["python", *head, *args]),
         started_at=_dt.datetime.now().astimezone().isoformat(timespec="seconds"),
         t0_monotonic=t0,
         python_executable=options.python,
@@ -227,15 +244,21 @@ def run_probe(target: Sequence[str], options: ProbeOptions,
     """Run ``target`` (["script.py", *args] or ["-m", "mod", *args]) under the probe."""
     from .samplers import start_sampling
 
-    run = _Run(target, options, progress)
-    proc = run.start_child()
+    try:
+        run = _Run(target, options, progress)
+        proc = run.start_child()
+    except OSError as exc:  # a full disk or an unusable python, before the script ran
+        where = exc.filename or options.out_dir
+        raise ProbeStartError(f"{write_problem(where, exc)}; the script was not started") from None
     sampling = start_sampling(proc.pid, run.t0, options.interval)
     with _ForwardedSignals(proc.pid) as signals:
         returncode = run.watch(proc, sampling)
     end = time.monotonic()
-    # DataLoader workers orphaned by a killed child exit by their own watchdog within ~5 s.
-    samples = sampling.stop()
-    return run.finish(returncode, samples, end, interrupted=signals.interrupts > 0)
+    with interrupts_held() as late:  # the script has ended: a Ctrl-C now must not cost its record
+        # DataLoader workers orphaned by a killed child exit by their own watchdog within ~5 s.
+        samples = sampling.stop()
+        result = run.finish(returncode, samples, end, interrupted=signals.interrupts > 0)
+    return replace(result, interrupted=bool(late)) if late else result
 
 
 class _ForwardedSignals:
@@ -262,6 +285,10 @@ class _ForwardedSignals:
     def __enter__(self) -> "_ForwardedSignals":
         for sig, handler in ((signal.SIGINT, self._on_sigint), (signal.SIGTERM, self._on_sigterm)):
             try:
+                if signal.getsignal(sig) == signal.SIG_IGN:
+                    # Started with it ignored (a background job): so was the script, as under plain python,
+                    # and trainprobe ignores it too.
+                    continue
                 self._previous[sig] = signal.signal(sig, handler)
             except ValueError:  # not the main thread (e.g. called from a notebook thread)
                 pass
@@ -292,6 +319,7 @@ class _Run:
         self.timed_out = False
         self.follower = EventFollower(str(self.events_path))
         self.progress_view = _Progress(progress)
+        self.last_saved: Optional[tuple[int, float]] = None  # (steps, seconds) of the last partial record
 
     def start_child(self) -> subprocess.Popen:
         options = self.options
@@ -302,6 +330,7 @@ class _Run:
         )
         config_path = self.out / "child-config.json"
         config.save(config_path)
+        self.config = (config, config_path)
         env = os.environ.copy()
         env[CONFIG_ENV] = str(config_path.resolve())
         env.setdefault("KINETO_LOG_LEVEL", "5")  # silence Kineto's GPU probing on machines without one
@@ -335,8 +364,9 @@ class _Run:
                 if returncode is not None:
                     return returncode
             if now - last_partial > partial_every:
-                _write_partial(self.record_path, self.invocation, self.environment, child, sampling.snapshot(),
-                               self.out, self.user_dirs, self.t0)
+                if _write_partial(self.record_path, self.invocation, self.environment, child, sampling.snapshot(),
+                                  self.out, self.user_dirs, self.t0):
+                    self.last_saved = (len(child.steps), now - self.t0)
                 last_partial = time.monotonic()
                 # A long run's record grows: keep partial writes under ~10% of the parent's time.
                 partial_every = max(_PARTIAL_EVERY, 10 * (last_partial - now))
@@ -356,7 +386,21 @@ class _Run:
             _kill_tree(proc.pid, signal.SIGKILL)
             return None  # reaped by the watch loop
 
+    def _forget_secrets(self) -> None:
+        """The child has read its argv: the copy left in the run folder gets the redacted one."""
+        config, path = self.config
+        head = self.target[:2] if self.invocation.module else self.target[:1]
+        try:
+            dataclasses.replace(config, argv=tuple(head) + self.invocation.args).save(path)
+        except OSError:
+            try:
+                path.unlink()
+            except OSError:
+                pass
+
     def finish(self, returncode: int, samples: Samples, end: float, interrupted: bool) -> ProbeResult:
+        if self.invocation.redacted:
+            self._forget_secrets()
         child = self.follower.poll()
         self.progress_view.update(child)
         data_paths = self.options.data_paths
@@ -377,12 +421,21 @@ class _Run:
             invocation=self.invocation, environment=environment, child=child, samples=samples, outcome=outcome,
             out_dir=str(self.out), user_dirs=self.user_dirs, final=True, extra_notes=extra,
         )
-        record.save(self.record_path)
+        try:
+            record.save(self.record_path)
+        except OSError as exc:
+            # The record stays in memory for the verdict; on disk, the last complete partial one stands.
+            kept = (f"the last complete record ({self.last_saved[0]} steps, written {self.last_saved[1]:.0f} s "
+                    f"into the run) is kept there" if self.last_saved else "no complete record could be kept")
+            problem = f"{write_problem(self.record_path, exc)}: {kept}; the verdict printed is from memory"
+            return ProbeResult(record=record, record_path=self.record_path, problems=(problem,),
+                               record_saved=False)
         return ProbeResult(record=record, record_path=self.record_path)
 
 
 def _write_partial(path: Path, invocation: Invocation, environment: Optional[Environment], child,
-                   samples: Samples, out: Path, user_dirs: tuple[str, ...], t0: float) -> None:
+                   samples: Samples, out: Path, user_dirs: tuple[str, ...], t0: float) -> bool:
+    """Save the record as it stands; whether it was saved."""
     try:
         outcome = Outcome(status="running", reason="the run was still going when this record was written",
                           duration=time.monotonic() - t0)
@@ -391,5 +444,6 @@ def _write_partial(path: Path, invocation: Invocation, environment: Optional[Env
             outcome=outcome, out_dir=str(out), user_dirs=user_dirs, final=False,
         )
         record.save(path)
+        return True
     except Exception:
-        pass  # a partial record is a bonus; never let it break the run
+        return False  # a partial record is a bonus; never let it break the run

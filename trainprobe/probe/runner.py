@@ -21,6 +21,8 @@ import zipfile
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
+from ..notebook.cells import in_cell_terms
+
 __all__ = ["Target", "RunResult", "ProbeStop", "run_target", "user_traceback"]
 
 _OUR_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -32,6 +34,10 @@ class ProbeStop(BaseException):
     A BaseException so that ``except Exception`` in the user's loop lets it
     through, as it does KeyboardInterrupt.
     """
+
+    def _render_traceback_(self) -> list[str]:
+        """What IPython shows for it instead of a traceback (a cell magic that catches everything)."""
+        return [f"trainprobe stopped the cell here: {self}"]
 
 
 @dataclass(frozen=True)
@@ -72,7 +78,7 @@ def user_traceback(exc: BaseException) -> str:
     """The traceback Python would print, without trainprobe's or runpy's frames."""
     te = traceback.TracebackException.from_exception(exc)
     _trim(te, set())
-    return "".join(te.format())
+    return in_cell_terms("".join(te.format()))  # a notebook's frames: "cell 6, line 4"
 
 
 def _exit_code(code: object) -> int:
@@ -101,7 +107,11 @@ def _run(target: Target) -> None:
         full = os.path.abspath(script)  # python gives __main__ an absolute __file__ (3.9+)
         sys.path[0] = os.path.dirname(full)
         sys.argv = [script, *target.args]
-        if os.path.isfile(full) and not zipfile.is_zipfile(full):
+        if full.endswith(".ipynb") and os.path.isfile(full):
+            from ..notebook.run import run_notebook
+
+            run_notebook(full)  # its cells in order, as a Jupyter kernel runs them
+        elif os.path.isfile(full) and not zipfile.is_zipfile(full):
             _exec_as_main(full)
         else:  # a folder or zip with __main__.py: runpy knows those layouts
             runpy.run_path(script, run_name="__main__")

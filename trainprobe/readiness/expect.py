@@ -96,4 +96,7 @@ def load_expectations(path: str) -> Expectations:
         raise ExpectError(f"cannot read expect file {path}: {exc.strerror}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ExpectError(f"{path} is not valid TOML: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ExpectError(f"{path} is not a text file (a TOML file is UTF-8 text; byte 0x{exc.object[exc.start]:02x} "
+                          f"at offset {exc.start} is not)") from None
     return parse_expectations(data, path)

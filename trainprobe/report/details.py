@@ -10,6 +10,7 @@ import os
 from typing import Any, Sequence
 
 from ..findings import Diagnosis
+from ..notebook.cells import describe as describe_cell, describe_site
 from ..record import RunRecord
 from .. import display
 from .sections import bare_reason
@@ -61,7 +62,11 @@ _TRAINPROBE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspa
 
 
 def _where(path: str, line: int, roots: Sequence[str]) -> str:
-    """A short location: relative to the script's folder, the working folder or the library root."""
+    """A short location: relative to the script's folder, the working folder or the library root;
+    in a notebook, its cell (``cell 6, line 4``)."""
+    cell = describe_cell(path, line)
+    if cell:
+        return cell
     for root in roots:
         root = root.rstrip("/")
         if root and path.startswith(root + "/"):
@@ -143,7 +148,7 @@ def settings_section(record: RunRecord) -> dict[str, Any]:
     loaders = [{
         "title": f"DataLoader {d.loader_id}" + (" (training)" if d.used_in_training else ""),
         "dataset": d.dataset_type + (f" ({display.count(d.dataset_len)} items)" if d.dataset_len is not None else ""),
-        "created": d.created_at or "",
+        "created": describe_site(d.created_at) or "",
         "rows": [
             ("batch size", display.count(d.batch_size)), ("num_workers", str(d.num_workers)),
             ("pin_memory", display.yes_no(d.pin_memory)), ("persistent_workers", display.yes_no(d.persistent_workers)),
@@ -232,6 +237,10 @@ def device_section(diagnosis: Diagnosis) -> dict[str, Any]:
 
 def ranks_section(record: RunRecord) -> dict[str, Any]:
     """Every rank of a job read from several ranks' traces, as each rank's diagnosis found it."""
+    if record.job is not None:  # a job trainprobe ran or merged (trainprobe/job/)
+        from ..job.views import job_section
+
+        return job_section(record)
     rows = [{"rank": "?" if r.rank is None else str(r.rank), "steps": display.count(r.steps),
              "step_time": display.seconds(r.step_time), "idle": display.share(r.gpu_idle_share),
              "communication": display.share(r.exposed_communication_share),

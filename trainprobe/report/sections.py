@@ -70,6 +70,8 @@ def script_name(record: RunRecord) -> str:
         return os.path.basename(inv.script) or inv.script
     if inv.module:
         return f"-m {inv.module}"
+    if inv.options.get("source") == "notebook":  # %%trainprobe or measure(), in this process
+        return str(inv.options.get("label") or "notebook")
     files = inv.options.get("files") if inv.options.get("source") == "trace" else None
     if files:
         first = os.path.basename(str(files[0]))

@@ -36,6 +36,11 @@ DEFAULT_BUDGET = 180.0  # seconds
 
 def target_of(invocation: Invocation) -> list[str]:
     """The argv to run the recorded script again, or WhatIfUnavailable saying why it cannot be."""
+    if invocation.redacted:
+        raise WhatIfUnavailable(
+            f"the record holds <redacted> values for {', '.join(invocation.redacted)}, so the script cannot be "
+            "run again from it: use `trainprobe diagnose --verify` (it re-runs with the arguments in memory), "
+            "or diagnose with --keep-args to save them")
     if invocation.module:
         return ["-m", invocation.module, *invocation.args]
     if not invocation.script:
@@ -68,10 +73,12 @@ def _fresh_folder(run_dir: Path) -> Path:
 
 
 def run_whatif(record: RunRecord, diagnosis: Diagnosis, run_dir: Path, budget: float = DEFAULT_BUDGET,
-               progress: Callable[[str], None] = lambda line: None, run: Optional[Callable] = None) -> WhatIf:
+               progress: Callable[[str], None] = lambda line: None, run: Optional[Callable] = None,
+               target: Optional[Sequence[str]] = None) -> WhatIf:
     """Measure each injectable fix of ``diagnosis``'s findings on the record's script within ``budget``
-    seconds. Raises WhatIfUnavailable when the script cannot be run again."""
-    target = target_of(record.invocation)
+    seconds (``target``: the argv as given, when the record's is redacted). Raises WhatIfUnavailable
+    when the script cannot be run again."""
+    target = list(target) if target else target_of(record.invocation)
     candidates, decided, answers = plan_candidates(record, diagnosis)
     outcome = Outcome()
     if candidates and not steady_steps(record):

@@ -61,8 +61,10 @@ class Sampling:
         interval: float,
         clock: Callable[[], float],
         nvml_module: Any,
+        exclude_pids: frozenset[int] = frozenset(),
     ) -> None:
         self._root_pid = root_pid
+        self._exclude_pids = exclude_pids
         self._t0 = t0
         self._interval = interval
         self._clock = clock
@@ -131,7 +133,7 @@ class Sampling:
         host: Optional[HostSampler] = None
         try:
             host = HostSampler(self._lock)
-            tree = ProcessTreeSampler(self._root_pid, self._lock)
+            tree = ProcessTreeSampler(self._root_pid, self._lock, self._exclude_pids)
             tree.refresh(force=True)  # primes cpu_percent of the processes already there
             with self._lock:
                 self._host, self._tree = host, tree
@@ -201,14 +203,16 @@ def start_sampling(
     interval: float = 0.1,
     clock: Callable[[], float] = time.monotonic,
     nvml_module: Any = None,
+    exclude_pids: frozenset[int] = frozenset(),
 ) -> Sampling:
     """Start sampling the machine, the process tree of ``root_pid`` and the GPUs.
 
     ``t0`` is ``clock()`` at launch; samples carry ``t = clock() - t0``.
-    ``nvml_module`` replaces ``pynvml`` (tests pass a fake one).
+    ``nvml_module`` replaces ``pynvml`` (tests pass a fake one). ``exclude_pids``: processes of the
+    tree that are not the run's (the helper that samples a notebook's kernel from inside its tree).
     """
     if not interval > 0:
         raise ValueError(f"interval must be positive, got {interval!r}")
-    sampling = Sampling(root_pid, t0, interval, clock, nvml_module)
+    sampling = Sampling(root_pid, t0, interval, clock, nvml_module, frozenset(exclude_pids))
     sampling._start()
     return sampling

@@ -389,9 +389,10 @@ class ProcessTreeSampler:
     When the root process ends, process sampling stops for good.
     """
 
-    def __init__(self, root_pid: int, lock: threading.Lock) -> None:
+    def __init__(self, root_pid: int, lock: threading.Lock, exclude: frozenset[int] = frozenset()) -> None:
         self._lock = lock
         self._root_pid = root_pid
+        self._exclude = exclude  # processes of the tree that are not the run's (a sampling helper)
         self._tracked: list[_Tracked] = []
         self._live: dict[int, _Tracked] = {}
         self._last_refresh: Optional[float] = None
@@ -423,7 +424,7 @@ class ProcessTreeSampler:
             return
         except psutil.Error:
             return
-        new = [p for p in members if self._is_new(p)]
+        new = [p for p in members if p.pid not in self._exclude and self._is_new(p)]
         if new:
             self._add(new)
         self.pids = frozenset(self._live)
