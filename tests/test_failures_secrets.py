@@ -65,4 +65,4 @@ def test_no_file_of_the_run_holds_the_secret(tmp_path, capsys):
     for path in (tmp_path / "run").rglob("*"):
         if path.is_file():
             assert b"SECRET" not in path.read_bytes(), path
-    assert "--api-key <redacted>" in html.unescape((tmp_path / "run" / "report.html").read_text())
+    assert "--api-key '<redacted>'" in html.unescape((tmp_path / "run" / "report.html").read_text())

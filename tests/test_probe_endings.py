@@ -66,7 +66,7 @@ def test_os_exit_keeps_steps(tmp_path):
 
 def test_timeout_ends_a_hung_script(tmp_path):
     start = time.monotonic()
-    proc, record = diagnose(tmp_path / "out", *FAST, "--timeout", "20", LOOP, "--ending", "hang", "--at", "5")
+    proc, record = diagnose(tmp_path / "out", *FAST, "--timeout", "10", LOOP, "--ending", "hang", "--at", "5")
     assert time.monotonic() - start < 60
     assert record.outcome.status == "timeout"
     assert proc.returncode == 124
