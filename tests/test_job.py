@@ -235,3 +235,12 @@ def test_the_first_failure_is_the_rank_that_went_first_even_without_a_word():
     assert _first_failure({0: broke, 1: killed}, {0: 10.3, 1: 10.0}) == (1, "killed by a signal")
     raised = NS(outcome={"status": "failed", "exception_type": "ValueError"}, started=True)
     assert _first_failure({0: broke, 1: raised}, {0: 10.3, 1: 10.1}) == (1, "ValueError")
+
+
+@pytest.mark.parametrize("name, lead", [("slow_rank", "rank 1 holds the job back (input)"), ("crash", "rank 1 failed")])
+def test_a_saved_job_record_reads_the_same_through_trainprobe_report(name, lead):
+    """The job's framing of the verdict comes from the record alone: `trainprobe report` on a job's
+    run.json leads with the straggler or the failed rank, as the run itself did."""
+    from trainprobe.api import analyze
+
+    assert analyze(load_record(JOBS / name / "run.json")).verdict.headline.startswith(lead)

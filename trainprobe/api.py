@@ -176,9 +176,14 @@ def analyze(record: RunRecord, rule_dirs: Sequence[Path] = ()) -> Diagnosis:
     except ImportError as exc:
         return _unknown(f"the rule engine is unavailable ({exc})")
     try:
-        return run_rules(record, extra_rule_dirs=tuple(rule_dirs))
+        diagnosis = run_rules(record, extra_rule_dirs=tuple(rule_dirs))
     except Exception as exc:  # a bug in a rule must not cost the user their report
         return _unknown(f"the rule engine failed ({type(exc).__name__}: {exc}); the measurements are below")
+    if record.job is not None:  # a whole job: its failed rank or straggler leads
+        from .job.run import job_verdict
+
+        diagnosis = job_verdict(record.job, diagnosis)
+    return diagnosis
 
 
 def render(record: RunRecord, diagnosis: Diagnosis, path: Path, record_path: Optional[Path] = None) -> Path:

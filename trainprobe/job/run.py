@@ -17,7 +17,7 @@ from ..record import Outcome, RunRecord
 from .analysis import CAUSES, analyze_job
 from .assemble import RankRun, assemble_ranks, load_rank, rank_folders
 
-__all__ = ["diagnose_job", "merge_job", "job_result"]
+__all__ = ["diagnose_job", "merge_job", "job_result", "job_verdict"]
 
 _STRAGGLER_RULES = ("straggler-rank", "work-on-rank-0-alone")
 
@@ -103,23 +103,29 @@ def job_result(runs: Sequence[RankRun], out: Path, rule_dirs: Sequence[Path], co
     record = replace(base.record, ranks=rows, job=job, outcome=outcome, notes=notes)
     record_path = out / "run.json"
     record.save(record_path)
-    diagnosis = analyze(record, rule_dirs)
+    diagnosis = analyze(record, rule_dirs)  # with the job's framing (job_verdict)
+    return write_outputs(record, record_path, diagnosis)
+
+
+def job_verdict(job, diagnosis):
+    """The job's verdict: the failed rank, or the straggler and its own bottleneck, leads the headline.
+    Applied by ``api.analyze`` to every record that holds a job, so `trainprobe report` says the same."""
     verdict = diagnosis.verdict
     if job.failed_rank is not None:
-        diagnosis = replace(diagnosis, verdict=replace(
+        return replace(diagnosis, verdict=replace(
             verdict, headline=f"rank {job.failed_rank} failed ({job.failed_error}); {verdict.headline}"))
-    elif job.straggler is not None:
-        kind = CAUSES.get(job.straggler_cause or "", ("", ""))[0]
-        headline = f"rank {job.straggler} holds the job back ({kind or 'its own work'}): {verdict.headline}"
-        # The job waits for its straggler: its bottleneck is the straggler's (input, compute, host),
-        # not the communication the others spend waiting.
-        verdict = replace(verdict, headline=headline)
-        if kind and verdict.primary_finding in _STRAGGLER_RULES and kind != verdict.category:
-            # The resampled interval was of the communication class's share: not this class's.
-            verdict = replace(verdict, category=kind, agreement=None, alternative=None, share_low=None,
-                              share_high=None)
-        diagnosis = replace(diagnosis, verdict=verdict)
-    return write_outputs(record, record_path, diagnosis)
+    if job.straggler is None:
+        return diagnosis
+    kind = CAUSES.get(job.straggler_cause or "", ("", ""))[0]
+    headline = f"rank {job.straggler} holds the job back ({kind or 'its own work'}): {verdict.headline}"
+    # The job waits for its straggler: its bottleneck is the straggler's (input, compute, host),
+    # not the communication the others spend waiting.
+    verdict = replace(verdict, headline=headline)
+    if kind and verdict.primary_finding in _STRAGGLER_RULES and kind != verdict.category:
+        # The resampled interval was of the communication class's share: not this class's.
+        verdict = replace(verdict, category=kind, agreement=None, alternative=None, share_low=None,
+                          share_high=None)
+    return replace(diagnosis, verdict=verdict)
 
 
 def _job_outcome(runs: Sequence[RankRun], job) -> Outcome:
