@@ -14,6 +14,7 @@ RUNS = Path(__file__).parent / "data" / "runs"
 def test_sleeping_is_its_own_category_not_a_file_read():
     assert categorize("~", "<built-in method time.sleep>") == "sleep"
     assert categorize("~", "<built-in method io.open>") == "io"
+    assert categorize("~", "<built-in method posix.stat>") == "metadata"  # a lookup (imports make many), not a read
 
 
 def test_a_sleeping_in_memory_dataset_is_input_bound_but_not_storage_bound():
@@ -24,6 +25,8 @@ def test_a_sleeping_in_memory_dataset_is_input_bound_but_not_storage_bound():
     diagnosis = analyze(record)
     assert diagnosis.verdict.category == "input"
     assert "storage-bound-input" not in {f.id for f in diagnosis.findings}
+    # ...and it is named for what it is: workers waiting on something that is not the CPU or storage.
+    assert diagnosis.verdict.primary_finding == "dataloader-workers-waiting"
 
 
 def test_a_dataset_that_reads_files_is_still_storage_bound():

@@ -119,7 +119,7 @@ def settings_changed(base: dict[str, FactValue], candidate: dict[str, FactValue]
 
 def _which(changes: tuple[SettingChange, ...], names: tuple[str, ...]) -> str:
     labels = [c.label for c in changes if c.name in names]
-    return ", ".join(labels) + (" differ" if len(labels) > 1 else " differs")
+    return ", ".join(labels) + (" differ" if len(labels) != 1 or labels[0].endswith("s") else " differs")  # "arguments differ"
 
 
 def mismatch_flags(changes: tuple[SettingChange, ...]) -> tuple[str, ...]:

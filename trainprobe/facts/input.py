@@ -46,6 +46,7 @@ FACTS = {
     "worker_decode_share": ("share", "Share of worker time decoding (PIL/cv2 image decode)."),
     "worker_transform_share": ("share", "Share of worker time in transforms/augmentation."),
     "worker_io_share": ("share", "Share of worker time reading files."),
+    "worker_sleep_share": ("share", "Share of worker time in time.sleep (waiting on nothing trainprobe measures)."),
     "worker_collate_share": ("share", "Share of worker time collating batches."),
     "input_decode_share": ("share", "Share of the time spent making batches that went to decoding images: "
                            "the workers' (worker_decode_share), or with num_workers=0 the main "
@@ -154,6 +155,7 @@ def _worker_facts(record: RunRecord, loader_id: Optional[int]) -> dict[str, obje
         "worker_decode_share": cats.get("decode"),
         "worker_transform_share": cats.get("transform"),
         "worker_io_share": cats.get("io"),
+        "worker_sleep_share": cats.get("sleep"),
         "worker_collate_share": cats.get("collate"),
     }
 

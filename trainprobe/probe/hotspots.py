@@ -40,7 +40,10 @@ def categorize(path: str, function: str) -> str:
         return "collate"
     if "time.sleep" in f:
         return "sleep"  # waiting, but on nothing measured: not a file read (storage is blamed on reads)
-    if "io.open" in f or "_io." in f or "posix.stat" in f or "posix.read" in f \
+    if "posix.stat" in f or "posix.lstat" in f:
+        # File lookups, not reads: a worker's imports make dozens of them at start-up.
+        return "metadata"
+    if "io.open" in f or "_io." in f or "posix.read" in f \
             or "readinto" in f or "torchvision/datasets/folder.py" in p:
         return "io"
     if "/torch/" in p or "torch." in f or "torch._c" in f:
