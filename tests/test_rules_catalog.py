@@ -255,18 +255,9 @@ def test_recorded_run_names_the_planted_bottleneck(path):
 
 
 def _network_share(machine_busy: float, read_share: float = 0.05):
-    """Workers that spend 5 s each in fetch but 0.2 s on a CPU, as over NFS (no iowait), with
-    ``read_share`` of their profiled time in file reads."""
-    from trainprobe.record import WorkerStats
-    from rule_cases.cases import _starved_gpu
-    from rule_cases.records import with_host, with_workers
-    record = with_workers(_starved_gpu(6), 6, 5.0)
-    record = with_host(record, iowait_percent=0.0, cpu_percent=machine_busy)
-    stats = tuple(WorkerStats(pid=400 + i, loader_id=0, worker_id=i, batches=40, fetch=5.0)
-                  for i in range(6))
-    hotspots = replace(record.hotspots, worker_categories={"io": read_share, "sleep": 0.9 - read_share,
-                                                           "python": 0.1})
-    return replace(record, workers=stats, hotspots=hotspots)
+    """Workers blocked in fetch with no I/O wait, as over NFS (rule_cases.cases.waiting_workers)."""
+    from rule_cases.cases import waiting_workers
+    return waiting_workers(read_share, machine_busy)
 
 
 def test_storage_seen_from_blocked_workers_without_iowait():

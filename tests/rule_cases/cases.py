@@ -75,12 +75,13 @@ def _storage_good() -> RunRecord:  # same wait, but workers are CPU-bound: not s
     return with_host(rec, iowait_percent=1.0)
 
 
-def _waiting_workers(read_share: float) -> RunRecord:
-    """Workers that spend 5 s each in fetch but 0.2 s on a CPU, mostly in time.sleep, with no I/O wait:
-    waiting on something that is not storage, unless ``read_share`` of their time reads files."""
+def waiting_workers(read_share: float, machine_busy: float = 30.0) -> RunRecord:
+    """Workers that spend 5 s each in fetch but 0.2 s on a CPU, mostly in time.sleep, with no I/O wait
+    (as over NFS, or waiting on a service): storage when ``read_share`` of their time reads files, else
+    something else; on a machine ``machine_busy`` percent busy."""
     from dataclasses import replace
     from trainprobe.record import WorkerStats
-    rec = with_host(with_workers(_starved_gpu(6), 6, 5.0), iowait_percent=0.0, cpu_percent=30.0)
+    rec = with_host(with_workers(_starved_gpu(6), 6, 5.0), iowait_percent=0.0, cpu_percent=machine_busy)
     stats = tuple(WorkerStats(pid=400 + i, loader_id=0, worker_id=i, batches=40, fetch=5.0) for i in range(6))
     return with_hotspots(replace(rec, workers=stats),
                          worker_categories={"sleep": 0.85 - read_share, "io": read_share, "python": 0.15})
@@ -350,7 +351,7 @@ CASES: dict[str, RuleCase] = {
     "workers-decode-bound": RuleCase(_decode_bad, _decode_good, "warning"),
     "workers-augment-bound": RuleCase(_augment_bad, _augment_good, "warning"),
     "storage-bound-input": RuleCase(_storage_bad, _storage_good, "critical"),
-    "dataloader-workers-waiting": RuleCase(lambda: _waiting_workers(0.0), lambda: _waiting_workers(0.05), "critical"),
+    "dataloader-workers-waiting": RuleCase(lambda: waiting_workers(0.0), lambda: waiting_workers(0.05), "critical"),
     "host-overhead-in-loop": RuleCase(lambda: _host(0.06), lambda: _host(0.008), "warning"),
     "item-sync-in-loop": RuleCase(lambda: _item_gpu(0.01), lambda: _item_gpu(0.0005),
                                   "warning"),
