@@ -43,8 +43,11 @@ def test_step_split_agrees_with_a_hand_timed_loop(tmp_path):
     for step, by_hand in pairs:
         assert step.forward <= by_hand["forward"] + 0.001
         assert step.forward + step.other >= by_hand["forward"] - 0.001
-    # the wait is what the slow dataset plants: 16 x 0.5 ms of sleep
+    # the wait is what the slow dataset plants: 16 x 0.5 ms of sleep, off the CPU, and with no
+    # worker there is no batch to receive
     assert _median([s.data_wait for s in steady]) >= 0.008
+    assert sum(s.data_wait_cpu for s in steady) < 0.5 * sum(s.data_wait for s in steady)
+    assert all(s.data_receive == 0.0 for s in steady)
     # and the parts add up to the step
     for s in steady:
         parts = s.data_wait + s.h2d + s.forward + s.backward + s.optimizer + s.eval + s.other

@@ -15,7 +15,7 @@ def values(**changes):
         "forward": 0.004, "backward": 0.005, "optimizer": 0.0012, "zero_grad": 2.5e-05, "eval": 0.0,
         "other": 0.0011, "probe": 4.6e-05, "phase": "steady", "boundary": "optimizer", "batches": 1,
         "samples": 64, "epoch_start": True, "validation": False, "debug": 0.0, "updates": 2,
-        "lr": 0.000312345678901234,
+        "lr": 0.000312345678901234, "data_wait_cpu": 0.000812345, "data_receive": 0.000512345,
     }
     step.update(changes)
     return tuple(step[name] for name in STEP_FIELDS)

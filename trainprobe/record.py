@@ -298,6 +298,11 @@ class Step(JsonMixin):
     debug: float = 0.0
     updates: int = 0  # optimizer steps in this step (2 in a GAN's, 0 in a micro-batch's)
     lr: Optional[float] = None  # learning rate the step's first optimizer step used (None: unread)
+    # Inside data_wait (None: not measured, an older record or a trace): the loop thread's CPU seconds
+    # (making the batch itself with num_workers=0, or taking it from a worker), and its seconds
+    # receiving batches from workers (unpickling them, mapping their shared memory): the handoff.
+    data_wait_cpu: Optional[float] = None
+    data_receive: Optional[float] = None
 
 
 @dataclass(frozen=True)

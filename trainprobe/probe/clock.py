@@ -124,6 +124,8 @@ class StepClock:
         self._stack: list[str] = []
         self._segment = 0.0
         self._acc = dict.fromkeys(PHASES, 0.0)
+        self._wait_cpu = 0.0  # the loop thread's CPU seconds inside data_wait
+        self._receive = 0.0  # its seconds receiving batches from workers, inside data_wait
         self._batches = 0
         self._samples: Optional[int] = None
         self._epoch_start = False
@@ -214,6 +216,12 @@ class StepClock:
                 self.ranges.pop(top)
             if top == phase:
                 break
+
+    def note_wait(self, cpu: float, receive: float) -> None:
+        """What the loop thread did while it waited for a batch: its CPU seconds (making the batch,
+        or taking it from a worker) and its seconds receiving the batch from a worker."""
+        self._wait_cpu += cpu
+        self._receive += receive
 
     def note_batch(self, samples: Optional[int]) -> None:
         self._batches += 1
@@ -342,6 +350,7 @@ class StepClock:
             acc["forward"], acc["backward"], acc["optimizer"], acc["zero_grad"], acc["eval"],
             max(0.0, duration - measured), self._last_probe, self.window, kind, self._batches,
             self._samples, self._epoch_start, validation, acc["debug"], self._updates, self._lr,
+            self._wait_cpu, self._receive,
         ))
         self.steps_emitted += 1
         if not validation:
@@ -355,6 +364,7 @@ class StepClock:
         self._segment = now
         self._stack.clear()
         self._acc = dict.fromkeys(PHASES, 0.0)
+        self._wait_cpu = self._receive = 0.0
         self._batches = 0
         self._samples = None
         self._epoch_start = False

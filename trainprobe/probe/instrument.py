@@ -3,7 +3,11 @@
 Hooks, all read-only unless a what-if fix asks otherwise:
 
 * DataLoader ``__iter__``/``__next__``: epochs, the loop's wait for each batch,
-  the batch size; ``worker_init_fn`` is wrapped to time fetches in workers.
+  the batch size; ``worker_init_fn`` is wrapped to time fetches in workers. Within
+  the wait, the loop thread's CPU time (``time.thread_time``) and the time it spends
+  receiving a batch from a worker (``ForkingPickler.loads``: unpickling the batch and
+  mapping its tensors' shared memory) tell a batch being made or handed over from a
+  loop that waits on something else.
 * module forward hooks: the top-level forward (and whether it ran in eval
   mode or without grad: validation). Global hooks during warm-up find the
   top-level modules; then per-module hooks replace them, because global hooks
@@ -26,6 +30,7 @@ only once the script has called ``torch.compile``, ``Module.compile`` or
 from __future__ import annotations
 
 import sys
+import threading
 import time
 import weakref
 from collections import OrderedDict
@@ -158,6 +163,8 @@ class Instrumentation:
         self._originals: list[tuple[Any, str, Any]] = []
         self._finished = False
         self.plugin: Optional[ProbePlugin] = None  # see probe/plugins.py; the what-if plugs in here
+        self._receiving: Optional[int] = None  # the thread waiting in a DataLoader __next__ with workers
+        self._received = 0.0  # its seconds in ForkingPickler.loads during that wait
 
     # -- installing ---------------------------------------------------------------
     def _patch(self, owner: Any, name: str, replacement: Any) -> None:
@@ -238,10 +245,17 @@ class Instrumentation:
             clock = instr.clock
             clock.on_fetch(entry)  # may end the step: an iteration of the loop begins with its batch
             start = clock.enter("data_wait")
+            instr._received = 0.0
+            if getattr(iterator, "_num_workers", 0):
+                instr._receiving = threading.get_ident()
+            cpu = time.thread_time()
             try:
                 batch = original_next(iterator)
             finally:
+                cpu = time.thread_time() - cpu
+                instr._receiving = None
                 wait = clock.exit("data_wait") - start
+                clock.note_wait(cpu, instr._received)
             entry.batches += 1
             entry.wait_total += wait
             if entry.first_batch_wait is None:
@@ -252,6 +266,27 @@ class Instrumentation:
 
         self._patch(DataLoader, "__iter__", __iter__)
         self._patch(_BaseDataLoaderIter, "__next__", __next__)
+        self._install_receive_timing()
+
+    def _install_receive_timing(self) -> None:
+        """Time the loop thread's unpickling of batches from workers (the result queue's
+        ``get`` calls ``ForkingPickler.loads``; receiving a tensor's shared-memory handle from its
+        worker happens inside it). Other threads (pin_memory's) and other queues pass untimed."""
+        from multiprocessing.reduction import ForkingPickler
+
+        original = ForkingPickler.loads
+        instr = self
+
+        def loads(*args, **kwargs):
+            if instr._receiving != threading.get_ident():
+                return original(*args, **kwargs)
+            start = time.perf_counter()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                instr._received += time.perf_counter() - start
+
+        self._patch(ForkingPickler, "loads", staticmethod(loads))
 
     def _install_backward(self) -> None:
         original = torch.autograd.backward
