@@ -25,7 +25,8 @@ def test_each_fix_module_is_complete(fix_id):
     if fix.injectable:
         assert fix.injector.fix_id == fix_id
         candidates = fix.candidates(PlanContext(num_workers=0, usable_cores=4, facts={
-            "suggested_num_workers": 2, "torch_threads": 4, "suggested_torch_threads": 2}))
+            "suggested_num_workers": 2, "torch_threads": 4, "suggested_torch_threads": 2,
+            "batch_size": 4, "suggested_batch_size": 64}))
         assert candidates and all(c.fix_id == fix_id and fix_id in c.fixes for c in candidates)
     else:
         assert fix.not_injected_because and fix.by_hand != GENERIC_BY_HAND
@@ -56,14 +57,16 @@ def test_every_patch_and_flag_is_undone_when_the_run_ends():
     # Every injectable fix but compile: torch.compile costs seconds to import; tests/test_whatif_inject.py
     # runs it in a real child.
     threads = torch.get_num_threads()
-    applier = FixApplier({"fixes": {k: (2 if k in ("num_workers", "prefetch_factor") else 1 if k == "torch_threads"
-                                        else True) for k in INJECTABLE if k != "compile"}, "record_loss": True})
+    values = {"num_workers": 2, "prefetch_factor": 2, "torch_threads": 1, "larger_batch": [2, 4]}
+    applier = FixApplier({"fixes": {k: values.get(k, True) for k in INJECTABLE if k != "compile"},
+                          "record_loss": True})
     events: list = []
     applier.install(_context(events))
     try:
         assert DataLoader.__init__ is not originals[0] and torch.set_anomaly_enabled is not originals[1]
         loader = DataLoader(TensorDataset(torch.zeros(4, 3, 8, 8)), batch_size=2)
         assert (loader.num_workers, loader.persistent_workers, loader.prefetch_factor) == (2, True, 2)
+        assert loader.batch_size == 4
         torch.autograd.set_detect_anomaly(True)
         assert not torch.is_anomaly_enabled()
         applier.before_forward(model, (torch.zeros(2, 3, 8, 8),))

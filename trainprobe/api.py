@@ -186,6 +186,26 @@ def analyze(record: RunRecord, rule_dirs: Sequence[Path] = ()) -> Diagnosis:
     return diagnosis
 
 
+def _with_whatif(record: RunRecord, diagnosis: Diagnosis, whatif: Optional[WhatIf]) -> Diagnosis:
+    """The diagnosis with the what-if's measurements: on its findings, and in place of the estimates
+    they tested, so the ranking and the verdict follow what was measured (engine/measured.py).
+    Never raises: without the re-ranking the measurements are still shown on their findings."""
+    diagnosis = diagnosis.with_whatif(whatif)
+    if whatif is None:
+        return diagnosis
+    try:
+        from .engine.measured import with_measured_gains
+
+        measured = with_measured_gains(diagnosis)
+    except Exception:  # pylint: disable=broad-except  # the estimates and the measurements still stand
+        return diagnosis
+    if measured is not diagnosis and record.job is not None:  # a whole job: its straggler still leads
+        from .job.run import job_verdict
+
+        measured = job_verdict(record.job, measured)
+    return measured
+
+
 def render(record: RunRecord, diagnosis: Diagnosis, path: Path, record_path: Optional[Path] = None) -> Path:
     from .report import write_html
 
@@ -266,7 +286,7 @@ def finish(record: RunRecord, record_path: Path, rule_dirs: Sequence[Path] = (),
     if diagnosis.verdict.category == "unknown" and "rule engine" in diagnosis.verdict.headline:
         problems.append(diagnosis.verdict.headline)
     with interrupts_held() as late:
-        diagnosis = diagnosis.with_whatif(_saved_whatif(Path(record_path)))
+        diagnosis = _with_whatif(record, diagnosis, _saved_whatif(Path(record_path)))
         result = write_outputs(record, Path(record_path), diagnosis, report_path, problems)
     return replace(result, record_saved=record_saved, interrupted=interrupted or bool(late))
 
@@ -283,7 +303,7 @@ def verify(result: DiagnoseResult, budget: float = DEFAULT_VERIFY_BUDGET,
                             progress, run, target=result.target or None)
     except WhatIfUnavailable as exc:
         return replace(result, problems=result.problems + (f"--verify: {exc}",))
-    again = write_outputs(result.record, result.record_path, result.diagnosis.with_whatif(whatif),
+    again = write_outputs(result.record, result.record_path, _with_whatif(result.record, result.diagnosis, whatif),
                           result.report_path, result.problems)
     return replace(again, record_saved=result.record_saved, target=result.target)
 

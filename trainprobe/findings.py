@@ -70,6 +70,11 @@ class Gain(JsonMixin):
     base: Optional[float] = None  # the step time the gain is part of (the mean steady step, unless the rule says)
     low: Optional[float] = None  # 95% interval of seconds_per_step over resamples of the steady steps
     high: Optional[float] = None
+    # The fix changes the samples per step (a larger batch): seconds_per_step is saved on the samples
+    # one step holds now, and speedup is a ratio of samples per second, not of step times.
+    per_sample: bool = False
+    # Measured by the what-if (--verify) rather than estimated: speedup is the measured median.
+    measured: bool = False
 
 
 @dataclass(frozen=True)

@@ -9,12 +9,13 @@ from ..findings import RuleDocs
 from .expr import Expression, Template
 
 __all__ = ["Rule", "EvidenceSpec", "REQUIRED_KEYS", "OPTIONAL_KEYS", "DOC_SECTIONS",
-           "TEMPLATE_NAMES"]
+           "TEMPLATE_NAMES", "GAIN_PER"]
 
 REQUIRED_KEYS = ("id", "name", "category", "severity", "condition", "title", "message",
                  "advice", "docs")
-OPTIONAL_KEYS = ("snippet", "gain", "gain_base", "fix_id", "severity_when", "options", "evidence",
+OPTIONAL_KEYS = ("snippet", "gain", "gain_base", "gain_per", "fix_id", "severity_when", "options", "evidence",
                  "gpu_only", "without_steps")
+GAIN_PER = ("step", "sample")  # what a gain's seconds are saved on: each step, or each step's samples
 DOC_SECTIONS = ("what", "why", "evidence", "fix", "options", "references")
 
 # Names templates may use besides facts and options: the gain, once computed.
@@ -43,6 +44,9 @@ class Rule:
     snippet: Optional[Template] = None
     gain: Optional[Expression] = None  # seconds per step the fix recovers
     gain_base: Optional[Expression] = None  # the step time the gain is part of (default: median)
+    # "sample": the fix changes the samples per step (a larger batch); the gain is seconds saved on
+    # the same samples as one step holds now, and its speed-up is in samples per second.
+    gain_per: str = "step"
     fix_id: Optional[Template] = None  # a template: the fix may depend on the facts
     severity_when: tuple[tuple[str, Expression], ...] = ()  # checked in order, first true wins
     options: dict[str, Any] = field(default_factory=dict)

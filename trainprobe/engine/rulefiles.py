@@ -11,7 +11,7 @@ from ..findings import CATEGORIES, SEVERITIES, RuleDocs
 from ..facts import FACT_CATALOG
 from ..resources import rules_dir
 from .expr import RuleSyntaxError, compile_expression, compile_template
-from .rule import (DOC_SECTIONS, OPTIONAL_KEYS, REQUIRED_KEYS, TEMPLATE_NAMES, EvidenceSpec,
+from .rule import (DOC_SECTIONS, GAIN_PER, OPTIONAL_KEYS, REQUIRED_KEYS, TEMPLATE_NAMES, EvidenceSpec,
                    Rule)
 
 if sys.version_info >= (3, 11):
@@ -114,6 +114,8 @@ class _Builder:
                       f"(one of {', '.join(SEVERITIES)})", "severity")
         if not isinstance(self.data.get("options", {}), dict):
             self.fail("options must be a table: [options]", "options")
+        if self.data.get("gain_per", "step") not in GAIN_PER:
+            self.fail(f"unknown gain_per {self.data['gain_per']!r} (one of {', '.join(GAIN_PER)})", "gain_per")
 
     def docs(self) -> RuleDocs:
         docs = self.data["docs"]
@@ -194,6 +196,7 @@ class _Builder:
             gain=self.expression("gain", self.text_value("gain")) if gain else None,
             gain_base=(self.expression("gain_base", self.text_value("gain_base"))
                        if d.get("gain_base") else None),
+            gain_per=str(d.get("gain_per", "step")),
             fix_id=self.template("fix_id") if d.get("fix_id") else None, severity_when=self.severity_when(),
             options=dict(self.options), evidence=self.evidence(),
             gpu_only=bool(d.get("gpu_only", False)),

@@ -127,9 +127,11 @@ def _device_breakdown(facts: dict[str, object]) -> dict[str, float]:
 
 
 def rank_findings(findings: list[Finding]) -> list[Finding]:
-    """Warnings and criticals before infos; then by recoverable seconds per step, then severity."""
+    """Warnings and criticals before infos; then the biggest lever first: by the gain in throughput
+    (samples per second: a larger batch's gain is per sample, every other fix keeps the samples per
+    step), measured or estimated; then by recoverable seconds per step, then severity."""
     def key(f: Finding):
-        return (f.severity == "info", -(f.gain.seconds_per_step or 0.0),
+        return (f.severity == "info", -(f.gain.speedup or 1.0), -(f.gain.seconds_per_step or 0.0),
                 -SEVERITIES.index(f.severity), f.id)
     return sorted(findings, key=key)
 
@@ -201,6 +203,23 @@ def _credit(split: dict[str, float], top: Finding, step_time: object) -> dict[st
     return out
 
 
+def _gain_sentence(top: Finding) -> str:
+    """What fixing the primary finding is worth: measured by the what-if, or estimated; in samples
+    per second when the fix changes the batch size."""
+    gain, verification = top.gain, top.verification
+    if gain.measured and verification is not None and verification.speedup:
+        what = "more samples per second" if gain.per_sample else "faster steps"
+        span = ""
+        if verification.low is not None and verification.high is not None:
+            span = f" ({verification.low:.2f}–{verification.high:.2f}, n={verification.n})"
+        return f" Measured with --verify: {display.ratio(verification.speedup)} {what}{span}."
+    if not gain.speedup or gain.speedup < 1.05:
+        return ""
+    if gain.per_sample:
+        return f" Fixing it could train about {display.ratio(gain.speedup)} more samples per second."
+    return f" Fixing it could make steps about {display.ratio(gain.speedup)} faster."
+
+
 def _primary(ranked: list[Finding], step_time: object) -> Optional[Finding]:
     """The finding that names the bottleneck: a warning or worse that recovers at least
     ``_SIGNIFICANT`` of the steady step; without a time gain, a communication warning
@@ -232,9 +251,7 @@ def make_verdict(facts: dict[str, object], ranked: list[Finding]) -> Verdict:
                        primary_finding=memory.id if memory else None, **common)
     if top is not None:
         common["breakdown"] = _credit(split, top, facts.get("step_time"))
-        headline = _sentence(top.title)
-        if top.gain.speedup and top.gain.speedup >= 1.05:
-            headline += f" Fixing it could make steps about {display.ratio(top.gain.speedup)} faster."
+        headline = _sentence(top.title) + _gain_sentence(top)
         return Verdict(category=top.category, headline=headline, primary_finding=top.id,
                        **common)
     largest = max((c for c in split if c != "compute"), key=split.get, default=None)

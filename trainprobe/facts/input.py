@@ -11,7 +11,7 @@ from ._stats import mean, ratio
 from .window import in_window, steady_span, steady_steps
 
 __all__ = ["FAMILY", "FACTS", "compute", "training_loader", "suggest_num_workers", "suggest_prefetch_factor",
-           "with_suggested_workers"]
+           "with_suggested_workers", "WAITING_CPU_SHARE"]
 
 FAMILY = "input"
 
@@ -28,7 +28,10 @@ FACTS = {
     "first_batch_wait": ("s", "Wait for the very first batch (worker start-up included)."),
     "suggested_num_workers": ("count", "num_workers trainprobe suggests from the usable cores and "
                               "the GPUs sharing them (see suggested_num_workers_reason)."),
-    "suggested_num_workers_reason": ("text", "Why that number: the cores and processes it assumes."),
+    "suggested_num_workers_reason": ("text", "Why that number: the cores and processes it assumes, or "
+                                     "that the batch-making waits (batch_making_cpu_share under "
+                                     "30%): then workers_needed with half as many again for headroom, at "
+                                     "most 16, whatever the cores."),
     "fetch_per_batch": ("s", "Seconds a worker (or the main process) spends making one batch: "
                         "__getitem__ for every sample plus collate."),
     "workers_needed": ("count", "Workers needed to keep up: fetch_per_batch over the step time "
@@ -52,6 +55,24 @@ FACTS = {
                            "the workers' (worker_decode_share), or with num_workers=0 the main "
                            "process's decoding over its data wait in the cProfile window."),
     "input_transform_share": ("share", "The same for transforms and augmentation."),
+    "input_io_share": ("share", "The same for file reads (worker_io_share with workers)."),
+    "input_sleep_share": ("share", "The same for time.sleep (worker_sleep_share with workers)."),
+    "input_blocked_share": ("share", "The same for waits the profile names: time.sleep and network calls "
+                            "(sockets, SSL, http.client, urllib3, requests)."),
+    "data_wait_cpu_share": ("share", "The training loop's CPU seconds while it waited for batches, over "
+                            "that wait (its own thread, steady steps): near 1 it was making the batch "
+                            "itself (num_workers=0) or taking it from a worker; low, it waited off the CPU "
+                            "(for a worker, a sleep, the network, a lock, storage)."),
+    "batch_receive_per_batch": ("s", "Seconds the training loop spent receiving each batch from a worker "
+                                "(unpickling it and mapping its tensors' shared memory): the loop's side of "
+                                "the worker handoff, paid once per batch whatever its size. None without "
+                                "workers."),
+    "batch_receive_share": ("share", "The loop's seconds receiving batches from workers over the mean "
+                            "steady step."),
+    "batch_making_cpu_share": ("share", "The share of the time spent making batches that was on a CPU: "
+                               "the workers' (worker_fetch_cpu_share), or with num_workers=0 the loop's own "
+                               "(data_wait_cpu_share). Low: making a batch waits (a remote call, a sleep, a "
+                               "lock, storage), and workers that wait need no core of their own."),
     "torch_threads_with_workers": ("count", "On a CPU-only run, the intra-op threads the training process "
                                    "keeps beside suggested_num_workers busy workers: the usable cores they "
                                    "leave, at most torch_threads (None on a GPU run)."),
@@ -160,20 +181,70 @@ def _worker_facts(record: RunRecord, loader_id: Optional[int]) -> dict[str, obje
     }
 
 
+_INPUT_KINDS = {"input_decode_share": "decode", "input_transform_share": "transform",
+                "input_io_share": "io", "input_sleep_share": "sleep"}
+
+
 def _batch_making(record: RunRecord, out: dict[str, object]) -> dict[str, object]:
     """What making a batch is spent on: the workers' profile, or the main process's when it makes
     the batches itself (num_workers=0: decode and transforms run inside the loop's wait)."""
     if out.get("num_workers"):
-        return {"input_decode_share": out.get("worker_decode_share"),
-                "input_transform_share": out.get("worker_transform_share")}
+        shares = {name: out.get(f"worker_{kind}_share") for name, kind in _INPUT_KINDS.items()}
+        cats = record.hotspots.worker_categories
+        if cats:
+            shares["input_blocked_share"] = min(1.0, cats.get("sleep", 0.0) + cats.get("network", 0.0))
+        return shares
     hot = record.hotspots
     profiled = [s for s in record.steps if s.phase == "cprofile" and not s.validation]
     wait = sum(s.data_wait for s in profiled)
     if not hot.availability.available or not hot.main_categories or wait <= 0 or hot.window <= 0:
         return {}
-    cats = hot.main_categories
-    return {"input_decode_share": min(1.0, cats.get("decode", 0.0) * hot.window / wait),
-            "input_transform_share": min(1.0, cats.get("transform", 0.0) * hot.window / wait)}
+    cats, scale = hot.main_categories, hot.window / wait
+    shares = {name: min(1.0, cats.get(kind, 0.0) * scale) for name, kind in _INPUT_KINDS.items()}
+    shares["input_blocked_share"] = min(1.0, (cats.get("sleep", 0.0) + cats.get("network", 0.0)) * scale)
+    return shares
+
+
+_MIN_WAIT_SECONDS = 0.005  # less waiting than this in the window is too little to read its CPU from
+
+
+def _wait_facts(steps, num_workers: object) -> dict[str, object]:
+    """The loop's CPU time and its receiving of batches inside its waits (probe/instrument.py)."""
+    timed = [s for s in steps if s.data_wait_cpu is not None]
+    wait = sum(s.data_wait for s in timed)
+    out: dict[str, object] = {}
+    if timed and wait >= _MIN_WAIT_SECONDS:
+        out["data_wait_cpu_share"] = min(1.0, sum(s.data_wait_cpu for s in timed) / wait)
+    received = [s for s in steps if s.data_receive is not None]
+    if num_workers and received:
+        seconds = sum(s.data_receive for s in received)
+        out["batch_receive_per_batch"] = ratio(seconds, sum(max(1, s.batches) for s in received))
+        out["batch_receive_share"] = ratio(seconds, sum(s.duration for s in received))
+    return out
+
+
+# Batch-making on a CPU less than this share of its time waits (dataloader-workers-waiting's
+# max_fetch_cpu): its workers need no core of their own, so their count is not capped by the cores.
+WAITING_CPU_SHARE = 0.3
+_WAITING_HEADROOM = 1.5  # workers beyond those needed on average, for batches that wait longer
+_MAX_WORKERS = 16
+
+
+def _waiting_suggestion(out: dict[str, object]) -> None:
+    """When making a batch waits rather than computes, as many workers as keep up (with headroom),
+    whatever the cores: a waiting worker uses none."""
+    share, needed, cores_based = (out.get("batch_making_cpu_share"), out.get("workers_needed"),
+                                  out.get("suggested_num_workers"))
+    if not isinstance(share, float) or share >= WAITING_CPU_SHARE or not isinstance(needed, (int, float)):
+        return
+    count = min(_MAX_WORKERS, max(int(cores_based or 1), math.ceil(needed * _WAITING_HEADROOM)))
+    if count <= (cores_based or 0):
+        return
+    where = "the workers were" if out.get("num_workers") else "the training loop was"
+    out["suggested_num_workers"] = count
+    out["suggested_num_workers_reason"] = (
+        f"making a batch waits: {where} on a CPU {share:.0%} of the time spent making batches, so workers "
+        f"need no core of their own; about {needed:g} keep up, {count} leave room for slower batches")
 
 
 def compute(record: RunRecord) -> dict[str, object]:
@@ -201,6 +272,9 @@ def compute(record: RunRecord) -> dict[str, object]:
     out.update(_worker_facts(record, loader.loader_id if loader else None))
     out.update(_batch_making(record, out))
     steps = steady_steps(record)
+    out.update(_wait_facts(steps, out.get("num_workers")))
+    out["batch_making_cpu_share"] = (out.get("worker_fetch_cpu_share") if out.get("num_workers")
+                                     else out.get("data_wait_cpu_share"))
     if loader is not None and loader.num_workers == 0 and steps:
         # The main process fetches inside the loop's wait, so the steady window's waits are the
         # fetch time; the whole run's mean would include the cProfile window's slowed fetches.
@@ -210,6 +284,7 @@ def compute(record: RunRecord) -> dict[str, object]:
         batches = sum(max(1, s.batches) for s in steps) / len(steps)
         need = ratio(out["fetch_per_batch"] * batches, busy)  # type: ignore[operator]
         out["workers_needed"] = None if need is None else round(need, 1)
+    _waiting_suggestion(out)
     return out
 
 
@@ -239,6 +314,16 @@ def _math_cores(values: dict[str, object], compute: float) -> Optional[float]:
     return (used * step - max(0.0, outside)) / compute
 
 
+def _cores_taken(values: dict[str, object], workers: int, making: float, busy: float) -> float:
+    """Cores ``workers`` workers would take from the model's math: one each, unless making a batch
+    waits; then the CPU part of making one batch per step (at the pace they would allow)."""
+    share = _number(values, "batch_making_cpu_share")
+    if share is None or share >= WAITING_CPU_SHARE:
+        return float(workers)
+    step = max(busy, making / workers)
+    return min(float(workers), making * share / step) if step > 0 else float(workers)
+
+
 def with_suggested_workers(values: dict[str, object]) -> dict[str, object]:
     """The steady step estimated with ``suggested_num_workers`` workers (facts of every family).
 
@@ -247,7 +332,8 @@ def with_suggested_workers(values: dict[str, object]) -> dict[str, object]:
     the workers' cores come out of the ones the model's math runs on: with torch's threads already
     on every core, a worker slows the math. How much depends on how well the math uses its cores,
     which one run does not show (spinning OpenMP threads count as busy), so Amdahl's law with
-    ``MATH_PARALLEL_SHARE`` of the math parallel stands in for it.
+    ``MATH_PARALLEL_SHARE`` of the math parallel stands in for it. Workers whose batch-making waits
+    (``batch_making_cpu_share`` under ``WAITING_CPU_SHARE``) take only the cores their CPU time fills.
     """
     step, wait = _number(values, "step_time"), _number(values, "data_wait_per_step")
     workers = values.get("suggested_num_workers")
@@ -263,8 +349,8 @@ def with_suggested_workers(values: dict[str, object]) -> dict[str, object]:
     usable, threads = _number(values, "usable_cores"), _number(values, "torch_threads")
     compute = _number(values, "compute_per_step")
     if values.get("cpu_only") and usable and threads and compute:
-        left = max(1, int(usable) - workers)
-        threads_after = int(min(threads, left))
+        left = max(1.0, int(usable) - _cores_taken(values, workers, making, busy))
+        threads_after = int(min(threads, max(1, math.floor(left + 0.5))))
         math_cores = _math_cores(values, compute)
         math_cores = min(threads, usable) if math_cores is None else \
             max(1.0, min(math_cores, threads, usable))

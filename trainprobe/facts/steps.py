@@ -115,12 +115,14 @@ def _warmup(record: RunRecord) -> dict[str, object]:
 
 def _stall_facts(steps: tuple[Step, ...]) -> dict[str, object]:
     """How much of the wait comes in stalls. A queue that is merely a little slow makes every step
-    wait a little; a queue too shallow for batches of varying cost makes a few steps wait long."""
+    wait a little; a queue too shallow for batches of varying cost makes a few steps wait long.
+    The loop's time receiving a batch from a worker (``data_receive``, where measured) is the
+    handoff of a batch that was ready, not the queue running dry: it does not make a stall."""
     work = median(s.duration - s.data_wait for s in steps)
     total_wait = sum(s.data_wait for s in steps)
     if work is None or total_wait <= 0:
         return {"data_wait_stalls": 0 if steps else None}
-    stalls = [s.data_wait for s in steps if s.data_wait > work]
+    stalls = [s.data_wait for s in steps if s.data_wait - (s.data_receive or 0.0) > work]
     return {
         "data_wait_stall_share": sum(stalls) / total_wait,
         "data_wait_stall_p90": percentile(stalls, 90) if stalls else None,

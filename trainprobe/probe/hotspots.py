@@ -40,6 +40,8 @@ def categorize(path: str, function: str) -> str:
         return "collate"
     if "time.sleep" in f:
         return "sleep"  # waiting, but on nothing measured: not a file read (storage is blamed on reads)
+    if "_socket." in f or "_ssl." in f or "/http/client.py" in p or "/urllib3/" in p or "/requests/" in p:
+        return "network"  # a remote call: waiting on another machine, not on storage
     if "posix.stat" in f or "posix.lstat" in f:
         # File lookups, not reads: a worker's imports make dozens of them at start-up.
         return "metadata"

@@ -40,7 +40,8 @@ def json_summary(record: RunRecord, diagnosis: Diagnosis, report_path: Optional[
                 "id": f.id, "severity": f.severity, "category": f.category, "title": f.title,
                 "message": f.message, "advice": f.advice,
                 "gain": {"seconds_per_step": f.gain.seconds_per_step, "speedup": f.gain.speedup,
-                         "text": f.gain.text, "base_s": f.gain.base,
+                         "text": f.gain.text, "base_s": f.gain.base, "per_sample": f.gain.per_sample,
+                         "measured": f.gain.measured,
                          "interval": [f.gain.low, f.gain.high] if f.gain.low is not None else None},
                 "evidence": [{"label": e.label, "value": e.value, "threshold": e.threshold, "fact": e.fact}
                              for e in f.evidence],

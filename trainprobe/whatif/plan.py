@@ -94,7 +94,7 @@ def plan_candidates(record: RunRecord, diagnosis: Diagnosis
         if keys:
             answers[finding.id] = keys
         else:
-            decided[finding.id] = Verification(status="not_run", text="not tried: no other value to try here")
+            decided[finding.id] = Verification(status="not_run", text=f"not tried: {fix.untried}")
     return list(candidates.values()), decided, answers
 
 

@@ -3,10 +3,12 @@
 Each trial is a fresh child process under the probe with a short window (a
 few warm-up steps, then a few seconds of steady steps, no profilers). Its
 figure is the facts' ``step_time`` of its run: the mean steady step, the same
-base every share and gain of a diagnosis uses. Baseline and fix trials alternate, and each
-fix trial is paired with the baseline of its round; the speed-up of a pair is
-baseline median / fix median, and a fix's result is the median over its pairs
-with the min–max as its interval.
+base every share and gain of a diagnosis uses, or, when every trial counted its
+samples, seconds per sample (``samples_per_second``): the only figure that compares
+a fix that changes the batch size, and the same ratio as the step's otherwise.
+Baseline and fix trials alternate, and each fix trial is paired with the baseline
+of its round; the speed-up of a pair is the baseline's time over the fix's, and a
+fix's result is the median over its pairs with the min–max as its interval.
 
 A gain counts as *measured* only when there are at least two pairs, the
 whole interval lies above ``GAIN_THRESHOLD`` (more than 5 % in every pair),
@@ -142,10 +144,24 @@ def _child_extras(events_path: Path) -> tuple[tuple[float, ...], tuple[str, ...]
 
 
 # -- statistics -------------------------------------------------------------------
+def _per_sample(trials: Sequence[Trial]) -> bool:
+    """Compare seconds per sample when every trial counted its samples: a fix that changes the batch
+    size (larger_batch) changes the step, and only samples per second compare. With the batch
+    unchanged the two ratios are the same (samples/s is samples over the steady time)."""
+    return all(t.samples_per_second for t in trials if t.ok)
+
+
+def _time(trial: Trial, per_sample: bool) -> float:
+    """A trial's figure: seconds per sample, or its mean steady step."""
+    return 1.0 / trial.samples_per_second if per_sample else trial.step_time  # type: ignore[operator,return-value]
+
+
 def pair_ratios(pairs: Sequence[tuple[Trial, Trial]]) -> tuple[float, ...]:
-    """Speed-up of each (baseline, fix) pair: baseline step time / fix step time."""
-    return tuple(b.step_time / f.step_time for b, f in pairs
-                 if b.ok and f.ok and f.step_time and b.step_time)  # type: ignore[operator]
+    """Speed-up of each (baseline, fix) pair: the baseline's time over the fix's, per sample when every
+    trial counted its samples, else per step."""
+    pairs = [(b, f) for b, f in pairs if b.ok and f.ok and f.step_time and b.step_time]
+    per_sample = _per_sample([t for pair in pairs for t in pair])
+    return tuple(_time(b, per_sample) / _time(f, per_sample) for b, f in pairs)
 
 
 def interval(ratios: Sequence[float]) -> Optional[Interval]:
@@ -156,8 +172,11 @@ def interval(ratios: Sequence[float]) -> Optional[Interval]:
 
 
 def spread(trials: Sequence[Trial]) -> float:
-    """How much repeats of one configuration differed: max/min - 1 of their step times."""
-    times = [t.step_time for t in trials if t.ok and t.step_time]
+    """How much repeats of one configuration differed: max/min - 1 of their times (per sample when
+    every one counted its samples)."""
+    ok = [t for t in trials if t.ok and t.step_time]
+    per_sample = _per_sample(ok)
+    times = [_time(t, per_sample) for t in ok]
     if len(times) < 2:
         return 0.0
     return max(times) / min(times) - 1.0  # type: ignore[type-var]
@@ -208,6 +227,7 @@ def is_measured_gain(result: Optional[Interval], pairs: Sequence[tuple[Trial, Tr
     """Two pairs or more, every one faster than GAIN_THRESHOLD, and faster beyond the run-to-run noise."""
     if result is None or result.n < 2 or result.low <= GAIN_THRESHOLD:
         return False
-    baselines = {id(b): b for b, _ in pairs if b.ok}
-    fixes = [f.step_time for _, f in pairs if f.ok]
-    return faster_than_noise([b.step_time for b in baselines.values()], fixes)  # type: ignore[misc]
+    baselines = list({id(b): b for b, _ in pairs if b.ok}.values())
+    fixes = [f for _, f in pairs if f.ok]
+    per_sample = _per_sample(baselines + fixes)
+    return faster_than_noise([_time(b, per_sample) for b in baselines], [_time(f, per_sample) for f in fixes])

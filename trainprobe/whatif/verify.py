@@ -20,6 +20,7 @@ from typing import Callable, Optional, Sequence
 from ..facts.window import steady_steps
 from ..findings import Diagnosis, Finding, Trial, TriedFix, Verification, WhatIf
 from ..record import Invocation, RunRecord
+from .fixes import REGISTRY
 from .plan import Candidate, changes_numerics, plan_candidates
 from .session import Outcome, Session
 from .trials import GAIN_THRESHOLD, Interval, is_measured_gain, spread
@@ -160,10 +161,14 @@ def _verification(options: list[Candidate], outcome: Outcome) -> Verification:
     if others:
         which += " (" + ", ".join(f"{c.key}: {_ratio(outcome.results[c.key].median)}"  # type: ignore[union-attr]
                                   for c in others) + ")"
-    text = _gain_text(result, _noise(pairs), gained, which) + _rates_text(pairs)
+    fix = REGISTRY.get(best.fix_id)
+    per_sample = _per_sample(best)
+    text = _gain_text(result, _noise(pairs), gained, which, per_sample) + _rates_text(pairs)
     acted = _acted(best, fix_trials)
     if not acted:
         text += f"; note: {best.fix_id} found nothing to change in this run"
+    elif fix is not None and fix.caveat:
+        text += f"; {fix.caveat}"
     if best.fix_id == "persistent_workers":
         text += _epoch_start_text(pairs)
     losses_base: tuple[float, ...] = ()
@@ -185,11 +190,17 @@ def _ratio(value: float) -> str:
     return f"{value:.2f}×" if value < 10 else f"{value:.1f}×"
 
 
-def _gain_text(result: Interval, noise: float, gained: bool, which: str = "") -> str:
-    """"measured: 2.4× faster steps (2.3–2.5, n=3)" or "no measurable gain here: …"."""
+def _per_sample(candidate: Candidate) -> bool:
+    """Whether the candidate changes the samples per step (its gain is in samples per second)."""
+    return any(REGISTRY[f].per_sample for f in candidate.fixes if f in REGISTRY)
+
+
+def _gain_text(result: Interval, noise: float, gained: bool, which: str = "", per_sample: bool = False) -> str:
+    """"measured: 2.4× faster steps (2.3–2.5, n=3)" (or "2.4× more samples per second" for a fix that
+    changes the batch size) or "no measurable gain here: …"."""
     span = f"({_ratio(result.low)[:-1]}–{_ratio(result.high)[:-1]}, n={result.n})"
     if gained:
-        return f"measured: {_ratio(result.median)} faster steps {span}{which}"
+        return f"measured: {_ratio(result.median)} {'more samples per second' if per_sample else 'faster steps'} {span}{which}"
     if result.n < 2:
         return (f"not confirmed: {_ratio(result.median)}{which} in a single pair, not repeated within the "
                 "--verify-budget (raise it to measure an interval)")
@@ -250,7 +261,8 @@ def _combined(outcome: Outcome) -> Optional[Verification]:
         return Verification(status=status, text=f"the combined run ({names}) could not be measured within the budget")
     gained = is_measured_gain(result, outcome.combined_pairs)
     text = (f"what your script could do with {names}: "
-            + _gain_text(result, _noise(outcome.combined_pairs), gained) + _rates_text(outcome.combined_pairs))
+            + _gain_text(result, _noise(outcome.combined_pairs), gained, per_sample=_per_sample(outcome.combined))
+            + _rates_text(outcome.combined_pairs))
     losses_base: tuple[float, ...] = ()
     losses_fix: tuple[float, ...] = ()
     if changes_numerics(outcome.combined):

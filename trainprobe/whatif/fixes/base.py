@@ -7,6 +7,8 @@ A :class:`Fix` says everything about one fix in one place:
 * when it is not worth trying: ``gpu_only`` (it only speeds up GPU work) and
   ``needs_workers`` (a DataLoader setting refused without workers);
 * ``numerics``: it changes the math a little, so the what-if shows the loss beside the speed;
+* ``per_sample``: it changes the samples per step (the batch size), so its gain is in samples per
+  second, and ``caveat``: what its measurement leaves out, said beside the figure;
 * how it is applied in the script's process (``injector``, an :class:`Injector` subclass), or,
   when it cannot be applied at run time, why not and ``by_hand``: how to try it yourself.
 
@@ -97,6 +99,9 @@ class Fix:
     gpu_only: str = ""  # why it only helps a run that used a GPU ("" when it helps any run)
     needs_workers: bool = False  # a DataLoader setting that needs num_workers > 0
     numerics: bool = False  # changes the math a little: show the loss beside the speed
+    per_sample: bool = False  # changes the samples per step (the batch size): its gain is in samples/s
+    caveat: str = ""  # what the measurement leaves out, said beside it ("the learning rate was not scaled")
+    untried: str = "no other value to try here"  # why, when its plan finds no value to try on this run
     not_injected_because: str = ""  # why a fix trainprobe knows is not applied at run time
     by_hand: str = GENERIC_BY_HAND  # how to try it yourself
     order: int = 50  # injectors act in this order (num_workers first: others read its value)

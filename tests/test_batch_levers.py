@@ -1,0 +1,371 @@
+"""The biggest lever first: tiny batches judged by their fixed cost per step (the worker handoff
+included), waiting batch-making given more workers than cores, levers ranked by their gain in samples
+per second, and a what-if's measurement outranking the estimate it tested."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+
+from trainprobe import display
+from trainprobe.engine import diagnose, rank_findings
+from trainprobe.engine.measured import with_measured_gains
+from trainprobe.facts import compute_facts, facts_by_name
+from trainprobe.facts.batching import suggest_batch_size
+from trainprobe.findings import Finding, Gain, Trial, Verification, WhatIf
+from trainprobe.record import RunRecord
+from trainprobe.whatif.fixes import REGISTRY, PlanContext
+from trainprobe.whatif.trials import is_measured_gain, pair_ratios
+
+sys.path.insert(0, os.path.dirname(__file__))
+from rule_cases.cases import _tiny_batch_cpu, handoff  # noqa: E402
+from rule_cases.records import cpu_record, with_host, with_loader, with_steps  # noqa: E402
+
+
+def facts(record):
+    return facts_by_name(compute_facts(record))
+
+
+# --- the worker handoff and the fixed cost of a step ---------------------------------------------
+
+def test_the_handoff_is_measured_per_batch_and_is_part_of_the_fixed_cost():
+    out = facts(handoff(0.001))
+    assert out["batch_receive_per_batch"] == pytest.approx(0.001)
+    assert out["batch_receive_share"] == pytest.approx(0.001 / 0.0028)
+    assert out["data_wait_cpu_share"] == pytest.approx(0.0008 / 0.0012)
+    assert out["batch_making_cpu_share"] == out["worker_fetch_cpu_share"]  # with workers: theirs
+    # Receiving the batch is paid per step whatever its size: it is in the fixed cost.
+    cheap = facts(handoff(0.0002))
+    assert out["fixed_step_cost"] - cheap["fixed_step_cost"] == pytest.approx(0.0008)
+
+
+def test_receiving_a_ready_batch_is_not_a_stall():
+    """Each wait (1.6 ms) is longer than a step's work (1.2 ms), but 1 ms of it is the loop receiving
+    a batch that was ready: the queue never ran dry."""
+    rec = with_loader(cpu_record(), num_workers=2, batch_size=4)
+    rec = with_steps(rec, duration=0.0028, data_wait=0.0016, forward=0.0005, backward=0.0005,
+                     optimizer=0.0002, zero_grad=0.0)
+    old = facts(rec)  # an older record, without the receive: every step a stall
+    assert old["data_wait_stall_share"] == pytest.approx(1.0)
+    timed = replace(rec, steps=tuple(replace(s, data_receive=0.001) for s in rec.steps))
+    assert facts(timed)["data_wait_stall_share"] == 0.0
+
+
+@pytest.mark.parametrize("samples, fixed, step, expected", [
+    (4, 0.6, 1.0, 64),      # 4 x 0.6 / (0.1 x 0.4) = 60 samples: the next power of two
+    (4, 0.05, 1.0, 8),      # a small fixed cost: twice the batch at least
+    (4, 0.95, 1.0, 256),    # at most 256
+    (512, 0.5, 1.0, 1024),  # a batch already above 256: twice it
+])
+def test_suggested_batch_size(samples, fixed, step, expected):
+    assert suggest_batch_size(samples, fixed, step) == expected
+
+
+def test_a_tiny_batch_gain_is_per_sample_and_ranked_by_samples_per_second():
+    finding = next(f for f in diagnose(_tiny_batch_cpu(4)).findings if f.id == "small-batch-overhead")
+    assert finding.gain.per_sample and "more samples per second" in finding.gain.text
+    assert "faster steps" not in finding.gain.text  # a larger batch makes each step slower
+
+
+def test_levers_rank_by_throughput_gain_not_by_seconds_in_different_bases():
+    """50 ms of a 100 ms step (2x) beats 80 ms saved once per 1 s epoch-long base (1.09x)."""
+    per_step = Finding(id="a", name="a", category="input", severity="warning", title="a", message="", advice="",
+                       gain=Gain(seconds_per_step=0.05, speedup=2.0, base=0.1))
+    per_epoch = Finding(id="b", name="b", category="input", severity="warning", title="b", message="", advice="",
+                        gain=Gain(seconds_per_step=0.08, speedup=1.0 / (1 - 0.08), base=1.0))
+    assert [f.id for f in rank_findings([per_epoch, per_step])] == ["a", "b"]
+
+
+# --- batch-making that waits gets more workers than cores ----------------------------------------
+
+def _main_process_loader(cpu_share: float):
+    """num_workers=0 on 2 cores a third busy: 80 ms steps, 72 ms of them making the batch in the loop,
+    on a CPU ``cpu_share`` of that time."""
+    rec = with_loader(with_host(cpu_record(), cpu_percent=35.0), num_workers=0, batch_size=32,
+                      persistent_workers=False, prefetch_factor=None)
+    rec = with_steps(rec, duration=0.08, data_wait=0.072, forward=0.004, backward=0.003, optimizer=0.0005,
+                     zero_grad=0.0)
+    return replace(rec, steps=tuple(replace(s, samples=32, data_wait_cpu=0.072 * cpu_share, data_receive=0.0)
+                                    for s in rec.steps))
+
+
+def test_a_loader_that_waits_with_no_workers_gets_more_workers_than_cores():
+    out = facts(_main_process_loader(0.03))
+    assert out["batch_making_cpu_share"] == pytest.approx(0.03)
+    assert out["suggested_num_workers"] > out["usable_cores"] == 2
+    assert "waits" in out["suggested_num_workers_reason"]
+    # The step with them is the loop's own work: the waiting workers take almost no core from it.
+    assert out["step_with_suggested_workers"] == pytest.approx(0.08 - 0.072, rel=0.3)
+    found = {f.id: f for f in diagnose(_main_process_loader(0.03)).findings}
+    assert "dataloader-workers-waiting" in found and "dataloader-too-few-workers" not in found
+    assert f"num_workers={out['suggested_num_workers']}" in found["dataloader-workers-waiting"].advice
+    assert found["dataloader-workers-waiting"].gain.speedup > 5
+
+
+def test_a_loader_that_computes_with_no_workers_keeps_the_core_bound_suggestion():
+    out = facts(_main_process_loader(0.95))
+    assert out["suggested_num_workers"] == 1  # 2 cores: one for the workers, one for the loop
+    found = {f.id for f in diagnose(_main_process_loader(0.95)).findings}
+    assert "dataloader-too-few-workers" in found and "dataloader-workers-waiting" not in found
+
+
+# --- a measured result outranks the estimate ------------------------------------------------------
+
+def _with(diagnosis, **verifications):
+    return with_measured_gains(diagnosis.with_whatif(WhatIf(verifications=verifications)))
+
+
+def test_a_disproved_estimate_no_longer_leads_the_verdict():
+    from rule_cases.cases import _prefetch
+    before = diagnose(_prefetch(40.0))
+    assert before.verdict.primary_finding == "dataloader-prefetch-starved"
+    assert "faster" in before.verdict.headline
+    after = _with(before, **{"dataloader-prefetch-starved": Verification(
+        status="no_gain", speedup=1.13, low=0.87, high=1.20, n=3, text="no measurable gain here: 1.13x")})
+    finding = next(f for f in after.findings if f.id == "dataloader-prefetch-starved")
+    assert finding.gain.measured and not finding.gain.seconds_per_step
+    assert "no measurable gain" in finding.gain.text and "the estimate was" in finding.gain.text
+    assert after.verdict.primary_finding != "dataloader-prefetch-starved"
+    assert "faster" not in after.verdict.headline
+
+
+def test_a_measured_gain_leads_with_its_measured_figure_in_samples_per_second():
+    before = diagnose(_tiny_batch_cpu(4))
+    after = _with(before, **{"small-batch-overhead": Verification(
+        status="measured", speedup=3.4, low=3.2, high=3.6, n=3, text="measured: 3.40x")})
+    top = after.findings[0]
+    assert top.id == "small-batch-overhead" and top.gain.measured and top.gain.speedup == 3.4
+    assert after.verdict.primary_finding == "small-batch-overhead"
+    assert "Measured with --verify: 3.4× more samples per second (3.20–3.60, n=3)" in after.verdict.headline
+    assert "could" not in after.verdict.headline
+
+
+def test_measurements_rerank_the_findings():
+    """Two levers: the one the what-if measured at 1.9x passes the one estimated at 1.3x and
+    measured at nothing."""
+    a = Finding(id="a", name="a", category="input", severity="warning", title="a", message="", advice="",
+                gain=Gain(seconds_per_step=0.03, speedup=1.3, base=0.13))
+    b = Finding(id="b", name="b", category="input", severity="warning", title="b", message="", advice="",
+                gain=Gain(seconds_per_step=0.02, speedup=1.18, base=0.13))
+    before = diagnose(cpu_record())
+    before = replace(before, findings=(a, b))
+    after = _with(before, a=Verification(status="no_gain", speedup=1.02, low=0.9, high=1.1, n=2),
+                  b=Verification(status="measured", speedup=1.9, low=1.8, high=2.0, n=2))
+    assert [f.id for f in after.findings] == ["b", "a"]
+
+
+# --- the what-if measures a larger batch and num_workers=0 ---------------------------------------
+
+def _trial(step_time: float, samples: int) -> Trial:
+    return Trial(index=1, label="t", step_time=step_time, steps=10, samples_per_second=samples / step_time)
+
+
+def test_a_batch_change_is_compared_in_samples_per_second():
+    pairs = [(_trial(0.0028, 4), _trial(0.02, 64)), (_trial(0.0029, 4), _trial(0.021, 64))]
+    ratios = pair_ratios(pairs)
+    assert ratios[0] == pytest.approx((64 / 0.02) / (4 / 0.0028))  # 2.24x more samples/s, slower steps
+    assert is_measured_gain(type("I", (), {"n": 2, "low": min(ratios), "median": ratios[0]})(), pairs)
+
+
+def test_the_larger_batch_fix_changes_only_the_training_loaders_batch_size():
+    from trainprobe.whatif.inject import FixApplier
+    from trainprobe.probe.plugins import PluginContext
+    from trainprobe.probe.settings import Registry
+    fix = REGISTRY["larger_batch"]
+    (candidate,) = fix.candidates(PlanContext(facts={"batch_size": 4, "suggested_batch_size": 64}))
+    assert candidate.key == "batch_size=64" and candidate.fixes == {"larger_batch": [4, 64]}
+    applier = FixApplier({"fixes": candidate.fixes})
+    applier.install(PluginContext(emit=lambda kind, **fields: None, registry=Registry(),
+                                  position=lambda: (0, "warmup")))
+    data = TensorDataset(torch.zeros(256, 3))
+    try:
+        assert DataLoader(data, batch_size=4, shuffle=True).batch_size == 64
+        assert DataLoader(data, batch_size=8).batch_size == 8  # another loader (validation, say)
+        assert DataLoader(data).batch_size == 1
+    finally:
+        applier.uninstall()
+    assert DataLoader(data, batch_size=4).batch_size == 4
+    assert any("learning rate not scaled" in d for d in applier.details)
+    assert fix.per_sample and "learning rate was not scaled" in fix.caveat
+
+
+def test_num_workers_0_is_tried_when_the_handoff_costs_more_than_the_batch():
+    fix = REGISTRY["num_workers"]
+    facts_ = {"suggested_num_workers": 1, "batch_receive_per_batch": 0.001, "fetch_per_batch": 0.0003,
+              "cpu_only": True, "torch_threads": 2}
+    keys = [c.key for c in fix.candidates(PlanContext(num_workers=2, usable_cores=2, facts=facts_))]
+    assert keys[0] == "num_workers=0" and len(keys) > 1
+    cheap = {**facts_, "batch_receive_per_batch": 0.0001}
+    assert "num_workers=0" not in [c.key for c in fix.candidates(PlanContext(num_workers=2, usable_cores=2,
+                                                                             facts=cheap))]
+
+
+def test_waiting_workers_are_tried_past_the_cores_and_keep_the_models_threads():
+    fix = REGISTRY["num_workers"]
+    ctx = PlanContext(num_workers=0, usable_cores=2, facts={
+        "suggested_num_workers": 14, "batch_making_cpu_share": 0.03, "cpu_only": True, "torch_threads": 2})
+    candidates = fix.candidates(ctx)
+    assert [c.key for c in candidates] == ["num_workers=7", "num_workers=14"]
+    assert all("torch_threads" not in c.fixes for c in candidates)
+
+
+def test_num_workers_0_makes_a_valid_loader_from_one_built_with_worker_settings():
+    from trainprobe.whatif.inject import FixApplier
+    from trainprobe.probe.plugins import PluginContext
+    from trainprobe.probe.settings import Registry
+    applier = FixApplier({"fixes": {"num_workers": 0}})
+    applier.install(PluginContext(emit=lambda kind, **fields: None, registry=Registry(),
+                                  position=lambda: (0, "warmup")))
+    try:
+        loader = DataLoader(TensorDataset(torch.zeros(8, 3)), batch_size=4, num_workers=2,
+                            persistent_workers=True, prefetch_factor=4)
+    finally:
+        applier.uninstall()
+    assert (loader.num_workers, loader.persistent_workers, loader.prefetch_factor) == (0, False, None)
+    assert "num_workers" in applier.applied_fixes
+
+
+TINY_BATCHES = textwrap.dedent('''
+    import torch
+    import torch.nn as nn
+    from torch.utils.data import DataLoader, TensorDataset
+
+    if __name__ == "__main__":
+        torch.set_num_threads(1)  # one thread: the per-op cost stays the step's on a busy machine too
+        x = torch.randn(200000, 32)
+        y = (x[:, 0] > 0).long()
+        model = nn.Sequential(nn.Linear(32, 32), nn.ReLU(), nn.Linear(32, 32), nn.ReLU(), nn.Linear(32, 2))
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+        for xb, yb in DataLoader(TensorDataset(x, y), batch_size=4, shuffle=True):
+            optimizer.zero_grad()
+            nn.functional.cross_entropy(model(xb), yb).backward()
+            optimizer.step()
+''')
+
+
+@pytest.mark.slow
+def test_verify_measures_a_larger_batch_in_samples_per_second(tmp_path):
+    """The what-if builds the training DataLoader with the suggested batch size (nothing else
+    changed) and compares samples per second, saying that the learning rate was not scaled."""
+    script = tmp_path / "tiny_batches.py"
+    script.write_text(TINY_BATCHES)
+    out = tmp_path / "run"
+    proc = subprocess.run([sys.executable, "-m", "trainprobe", "diagnose", "-o", str(out), "--warmup-steps", "5",
+                           "--window", "2", "--verify", "--verify-budget", "60", "--json", str(script)],
+                          capture_output=True, text=True, timeout=240)
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads(proc.stdout.strip().splitlines()[-1])
+    findings = {f["id"]: f for f in summary["findings"]}
+    verification = findings["small-batch-overhead"]["verification"]
+    assert verification["status"] in ("measured", "no_gain"), verification
+    assert "learning rate was not scaled" in verification["text"]
+    trials = json.loads((out / "diagnosis.json").read_text())["whatif"]["trials"]
+    batch_trials = [t for t in trials if t["label"].startswith("batch_size=")]
+    assert batch_trials and "larger_batch" in batch_trials[0]["fixes_applied"]
+    target = batch_trials[0]["fixes"]["larger_batch"][1]
+    record = RunRecord.load(Path(batch_trials[0]["out_dir"]) / "run.json")
+    assert record.settings.dataloaders[0].batch_size == target > 4
+    if verification["status"] == "measured":  # then it leads, with what was measured
+        assert verification["text"].startswith("measured:") and "more samples per second" in verification["text"]
+        assert "Measured with --verify" in summary["verdict"]["headline"]
+
+
+WORKER_BATCHES = textwrap.dedent('''
+    import torch
+    import torch.nn as nn
+    from torch.utils.data import DataLoader, TensorDataset
+
+    if __name__ == "__main__":
+        data = TensorDataset(torch.randn(4096, 3, 32, 32), torch.randint(0, 10, (4096,)))
+        model = nn.Sequential(nn.Flatten(), nn.Linear(3 * 32 * 32, 10))
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+        for epoch in range(20):
+            for x, y in DataLoader(data, batch_size=16, shuffle=True, num_workers=2, persistent_workers=True):
+                optimizer.zero_grad()
+                nn.functional.cross_entropy(model(x), y).backward()
+                optimizer.step()
+''')
+
+
+@pytest.mark.slow
+def test_the_probe_times_the_loop_receiving_each_batch_from_a_worker(tmp_path):
+    from probe_helpers import FAST, diagnose as run_diagnose
+    from trainprobe.facts.window import steady_steps
+    script = tmp_path / "workers.py"
+    script.write_text(WORKER_BATCHES)
+    _, record = run_diagnose(tmp_path / "out", *FAST, str(script))
+    steady = steady_steps(record)
+    assert steady and all(s.data_receive is not None and s.data_wait_cpu is not None for s in steady)
+    # Every batch crossed from a worker: receiving it is part of the loop's wait, and takes time (a
+    # batch that arrived out of order was received during an earlier wait).
+    assert all(0 <= s.data_receive <= s.data_wait + 1e-6 for s in steady)
+    assert sum(s.data_receive > 0 for s in steady) >= len(steady) / 2
+    assert all(s.data_wait_cpu <= s.data_wait + 1e-3 for s in steady)
+    out = facts(record)
+    assert out["batch_receive_per_batch"] > 0 and out["data_wait_cpu_share"] is not None
+
+
+def test_a_single_unrepeated_pair_does_not_overrule_the_estimate():
+    before = diagnose(_tiny_batch_cpu(4))
+    after = _with(before, **{"small-batch-overhead": Verification(
+        status="no_gain", speedup=8.6, low=8.6, high=8.6, n=1, text="not confirmed: 8.58x in a single pair")})
+    assert [f.gain for f in after.findings] == [f.gain for f in before.findings]
+    assert after.verdict == before.verdict
+
+
+# --- the classes on recorded runs of the samples that plant them ---------------------------------
+
+RUNS_DIR = Path(__file__).parent / "data" / "runs"
+
+
+def _recorded(name: str):
+    import recorded
+    return recorded.diagnosed(RUNS_DIR / f"{name}.cpu.run.json")
+
+
+def _recorded_whatif(name: str) -> WhatIf:
+    """What `trainprobe verify` measured on the recorded run (its diagnosis.json's what-if)."""
+    return WhatIf.load(RUNS_DIR / f"{name}.cpu.whatif.json")
+
+
+def test_tiny_batches_with_workers_lead_with_the_batch_size():
+    """sample_scripts/tiny_batch_workers.py, the CIFAR-10 tutorial's pattern: batches of 4 in-memory
+    images from 2 workers. The handoff of each batch costs the loop more than a worker's making it,
+    and it is part of the step's fixed cost: the batch size is the first lever, in samples/s."""
+    record, diagnosis = _recorded("tiny_batch_workers")
+    values = diagnosis.fact_values()
+    assert values["batch_receive_per_batch"] > values["fetch_per_batch"]
+    assert values["fixed_step_cost_share"] > values["batch_receive_share"] > 0.05
+    top = diagnosis.findings[0]
+    assert top.id == "small-batch-overhead" and top.gain.per_sample
+    assert diagnosis.verdict.primary_finding == "small-batch-overhead"
+    assert "more samples per second" in diagnosis.verdict.headline
+    found = {f.id for f in diagnosis.findings}
+    assert "worker-handoff-outweighs-batch" in found
+
+
+def test_the_tutorials_what_if_leads_with_what_it_measured():
+    """`trainprobe verify` on the tiny_batch_workers run tried the suggested batch size and
+    num_workers=0: the verdict and the ranking follow the measurements, and the batch's is per sample."""
+    from trainprobe.api import _with_whatif
+    record, diagnosis = _recorded("tiny_batch_workers")
+    whatif = _recorded_whatif("tiny_batch_workers")
+    tried = {t.key for t in whatif.tried if t.speedup is not None}
+    assert any(k.startswith("batch_size=") for k in tried) and "num_workers=0" in tried
+    after = _with_whatif(record, diagnosis, whatif)
+    measured = [f for f in after.findings if f.gain.measured and f.gain.speedup]
+    assert measured, "the what-if measured a gain"
+    best = max(measured, key=lambda f: f.gain.speedup)
+    assert after.findings[0].id == best.id and after.verdict.primary_finding == best.id
+    assert f"Measured with --verify: {display.ratio(best.gain.speedup)}" in after.verdict.headline
+    batch = next(f for f in after.findings if f.id == "small-batch-overhead")
+    assert "learning rate was not scaled" in batch.verification.text
