@@ -130,7 +130,7 @@ def test_a_disproved_estimate_no_longer_leads_the_verdict():
     assert before.verdict.primary_finding == "dataloader-prefetch-starved"
     assert "faster" in before.verdict.headline
     after = _with(before, **{"dataloader-prefetch-starved": Verification(
-        status="no_gain", speedup=1.13, low=0.87, high=1.20, n=3, text="no measurable gain here: 1.13x")})
+        status="no_gain", speedup=1.03, low=0.87, high=1.10, n=3, text="no measurable gain here: 1.03x")})
     finding = next(f for f in after.findings if f.id == "dataloader-prefetch-starved")
     assert finding.gain.measured and not finding.gain.seconds_per_step
     assert "no measurable gain" in finding.gain.text and "the estimate was" in finding.gain.text
@@ -147,6 +147,26 @@ def test_a_measured_gain_leads_with_its_measured_figure_in_samples_per_second():
     assert after.verdict.primary_finding == "small-batch-overhead"
     assert "Measured with --verify: 3.4× more samples per second (3.20–3.60, n=3)" in after.verdict.headline
     assert "could" not in after.verdict.headline
+
+
+@pytest.mark.parametrize("estimate, refuted", [(1.3, True), (1.15, False)])
+def test_every_pair_below_the_estimate_refutes_it(estimate, refuted):
+    """The issue's case: prefetch_factor=3 promised 1.3x and measured 1.13x (0.87-1.20, n=3)."""
+    from trainprobe.engine.measured import measured_gain
+    finding = Finding(id="p", name="p", category="input", severity="warning", title="p", message="", advice="",
+                      gain=Gain(seconds_per_step=0.1 * (1 - 1 / estimate), speedup=estimate, base=0.1),
+                      verification=Verification(status="no_gain", speedup=1.13, low=0.87, high=1.20, n=3))
+    gain = measured_gain(finding, 0.1)
+    assert (gain is not None and gain.seconds_per_step == 0.0) == refuted
+
+
+def test_a_measurement_too_noisy_to_tell_keeps_the_estimate():
+    """3.1x median, but one pair of five came out at 0.82x on a busy machine: not a measured gain, and
+    not a refutation of the 1.4x estimate either."""
+    before = diagnose(_tiny_batch_cpu(4))
+    after = _with(before, **{"small-batch-overhead": Verification(
+        status="no_gain", speedup=3.1, low=0.82, high=13.1, n=5, text="no measurable gain here: 3.11x")})
+    assert [f.gain for f in after.findings] == [f.gain for f in before.findings]
 
 
 def test_measurements_rerank_the_findings():
@@ -351,6 +371,9 @@ def test_tiny_batches_with_workers_lead_with_the_batch_size():
     assert "more samples per second" in diagnosis.verdict.headline
     found = {f.id for f in diagnosis.findings}
     assert "worker-handoff-outweighs-batch" in found
+    # Every wait is longer than a step's work, but most of it is receiving a batch that was ready:
+    # not a queue running dry (before the receive was timed, "raise prefetch_factor" led here).
+    assert "dataloader-prefetch-starved" not in found
 
 
 def test_the_tutorials_what_if_leads_with_what_it_measured():
@@ -369,3 +392,29 @@ def test_the_tutorials_what_if_leads_with_what_it_measured():
     assert f"Measured with --verify: {display.ratio(best.gain.speedup)}" in after.verdict.headline
     batch = next(f for f in after.findings if f.id == "small-batch-overhead")
     assert "learning rate was not scaled" in batch.verification.text
+
+
+def test_a_loader_that_waits_with_no_workers_gets_more_workers_than_cores_recorded():
+    """sample_scripts/remote_lookup_dataset.py: 2 ms of waiting per sample in __getitem__ with
+    num_workers=0 on 2 cores. The loop is off the CPU while it makes batches, so the workers it needs
+    are not capped by the cores, and the estimate is within 2x of what the what-if measured."""
+    record, diagnosis = _recorded("remote_lookup_dataset")
+    values = diagnosis.fact_values()
+    assert values["num_workers"] == 0 and values["batch_making_cpu_share"] < 0.3
+    assert values["suggested_num_workers"] > values["usable_cores"]
+    found = {f.id: f for f in diagnosis.findings}
+    assert "dataloader-too-few-workers" not in found
+    waiting = found["dataloader-workers-waiting"]
+    assert diagnosis.verdict.primary_finding == "dataloader-workers-waiting"
+    measured = _recorded_whatif("remote_lookup_dataset").verifications["dataloader-workers-waiting"]
+    assert measured.status == "measured"
+    assert 0.5 <= waiting.gain.speedup / measured.speedup <= 2.0, (waiting.gain.speedup, measured.speedup)
+
+
+def test_the_cached_lookup_gets_no_input_finding():
+    """sample_scripts/remote_lookup_cached.py, the same service looked up in bulk once: nothing to
+    wait for, no worker advice."""
+    record, diagnosis = _recorded("remote_lookup_cached")
+    found = {f.id for f in diagnosis.findings}
+    assert not found & {"dataloader-workers-waiting", "dataloader-too-few-workers"}
+    assert diagnosis.fact_values()["suggested_num_workers"] <= diagnosis.fact_values()["usable_cores"]

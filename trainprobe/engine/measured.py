@@ -2,9 +2,11 @@
 estimates they tested, and the ranking and the verdict follow them.
 
 A finding whose fix the what-if measured (``Verification.status`` ``measured``: faster beyond the
-run-to-run noise) gets the measured speed-up as its gain; one whose fix made no measurable difference
-(``no_gain``, over two pairs or more) gets no gain, with its estimate kept in the text for comparison.
-Findings the what-if could not try, or tried only once, keep their estimates. The findings are ranked again (engine/verdict.py: by the gain in
+run-to-run noise) gets the measured speed-up as its gain. One whose fix the what-if refuted gets no
+gain, with its estimate kept in the text for comparison: over two pairs or more, a median speed-up
+under the what-if's bar (``GAIN_THRESHOLD``), or every pair below the estimate. Findings the what-if
+could not try, tried only once, or measured too noisily to tell (a wide interval around a large
+median) keep their estimates. The findings are ranked again (engine/verdict.py: by the gain in
 samples per second) and the verdict made again from them, so the headline names the lever that was
 measured to pay, or, when every tried fix was disproved, the next finding or the class of the step.
 """
@@ -16,6 +18,7 @@ from typing import Optional
 
 from .. import display
 from ..findings import Diagnosis, Finding, Gain, Verification
+from ..whatif.trials import GAIN_THRESHOLD
 from .stability import Stability
 from .verdict import make_verdict, rank_findings, with_stability
 
@@ -28,14 +31,25 @@ def _span(v: Verification) -> str:
     return f"{v.low:.2f}–{v.high:.2f}, n={v.n}"
 
 
+def _disproved(estimate: Gain, v: Verification) -> bool:
+    """Whether a what-if without a measured gain refutes the estimate: over two pairs or more, its
+    median is no gain at all, or every pair came out below what the estimate promised. A wide
+    interval around a large median (a noisy machine) refutes nothing."""
+    if v.n < 2 or v.speedup is None:
+        return False
+    if v.speedup < GAIN_THRESHOLD:
+        return True
+    return estimate.speedup is not None and v.high is not None and v.high < estimate.speedup
+
+
 def measured_gain(finding: Finding, step_time: Optional[float]) -> Optional[Gain]:
     """The gain the what-if measured for ``finding``'s fix, or None when it measured none."""
     v = finding.verification
     if v is None or v.status not in ("measured", "no_gain") or not v.speedup:
         return None
-    if v.status == "no_gain" and v.n < 2:
-        return None  # a single pair, not repeated: too little to overrule the estimate either way
     estimate = finding.gain
+    if v.status == "no_gain" and not _disproved(estimate, v):
+        return None  # too little, or too noisy, to overrule the estimate either way
     per_sample = estimate.per_sample
     base = estimate.base or step_time
     what = "more samples per second" if per_sample else "faster steps"
