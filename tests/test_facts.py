@@ -22,7 +22,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 from rule_cases.records import (cpu_record, gpu_record, with_env, with_hotspots,  # noqa: E402
                                 with_loader, with_settings, with_steps, with_workers)
 
-UNITS = {"s", "share", "count", "bool", "text", "x", "ratio", "1/s", "per_step", "bytes", "B/s",
+UNITS = {"s", "share", "count", "bool", "text", "x", "ratio", "1/s", "per_step", "bytes", "B/s", "FLOP", "FLOP/s",
          "percent", "W", "C"}
 
 

@@ -23,6 +23,9 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from .jsonio import JsonMixin
+from .record_base import Availability
+from .record_compute import Compute, ComputePeak, FlopCount, OpCount
+from .record_memory import BlockMemory, DeviceMemorySteps, Memory, MemoryCensus
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -51,6 +54,14 @@ __all__ = [
     "Samples",
     "Outcome",
     "RunRecord",
+    "Compute",
+    "ComputePeak",
+    "FlopCount",
+    "OpCount",
+    "Memory",
+    "MemoryCensus",
+    "BlockMemory",
+    "DeviceMemorySteps",
 ]
 
 # 2: a job of several ranks (RunRecord.job, RankSummary's rank figures); version-1 records still load.
@@ -58,18 +69,11 @@ SCHEMA_VERSION = 2
 
 # Step phases, in the order they appear in a default bounded run.
 PHASE_WARMUP = "warmup"  # first steps: compilation, autotune, first allocations
+PHASE_CENSUS = "census"  # the counting step(s) after warm-up: FLOPs, bytes and memory (probe/census.py), slower
 PHASE_STEADY = "steady"  # the measured window: hooks only, no profiler
 PHASE_PROFILED = "profiled"  # torch.profiler window: op-level figures, ~4% slower
 PHASE_CPROFILE = "cprofile"  # cProfile window: Python hotspots, slower
 PHASE_AFTER = "after"  # steps after all windows (only with --full)
-
-
-@dataclass(frozen=True)
-class Availability(JsonMixin):
-    """Whether a measurement could be made, and if not, why."""
-
-    available: bool = False
-    reason: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -573,3 +577,5 @@ class RunRecord(JsonMixin):
     notes: tuple[str, ...] = ()  # what the probe wants the reader to know (noise, fallbacks)
     ranks: tuple[RankSummary, ...] = ()  # a job read from several ranks' traces: every rank, this one among them
     job: Optional[JobSummary] = None  # a job of several ranks (schema 2): how it ran, its straggler and why
+    compute: Compute = field(default_factory=Compute)  # FLOPs of a step and the hardware's ceiling (record_compute.py)
+    memory: Memory = field(default_factory=Memory)  # what fills memory, and what fits (record_memory.py)

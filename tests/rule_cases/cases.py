@@ -17,7 +17,8 @@ from trainprobe.record import RunRecord
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import recorded  # noqa: E402  (tests/recorded.py: recorded data, read once per session)
 
-from .records import (GIB, cpu_record, gpu_record, with_cpu_wait, with_env, with_gpu, with_hotspots,
+from .records import (GIB, cpu_record, gpu_record, with_compute, with_cpu_wait, with_env, with_gpu, with_hotspots,
+                      with_samples_per_step,
                       with_host, with_loader, with_model, with_optimizer, with_outcome,
                       with_profiler, with_settings, with_steps, with_workers)
 
@@ -37,6 +38,12 @@ def _starved_gpu(num_workers: int) -> RunRecord:
     rec = with_loader(rec, num_workers=num_workers, persistent_workers=num_workers > 0,
                       prefetch_factor=2 if num_workers else None)
     return with_steps(rec, data_wait=0.089)
+
+
+def _thin_products(samples: int) -> RunRecord:
+    per_sample = 2e9 / 16
+    rec = with_samples_per_step(cpu_record(), samples)
+    return with_compute(rec, flops=per_sample * samples * (16 / samples), samples=samples, peak=200e9)
 
 
 def _too_few_good() -> RunRecord:
@@ -373,6 +380,11 @@ CASES: dict[str, RuleCase] = {
         lambda: with_optimizer(cpu_record(), type="torch.optim.adamw.AdamW",
                                weight_decay=1e-2), "info"),
     "optimizer-not-fused": RuleCase(lambda: _fused(False), lambda: _fused(True), "warning"),
+    # A for-loop SGD update of 40 ms in a 148 ms step (27%), against the usual 12 ms (10%).
+    "optimizer-share-high": RuleCase(lambda: with_steps(cpu_record(), optimizer=0.04), cpu_record, "warning"),
+    # 2 GFLOP a step on 16 samples at 133 samples/s: 17 GFLOP/s of a 200 GFLOP/s peak (8%); the same MFU
+    # on batches of 256 is not a small batch's doing.
+    "low-mfu-small-batch": RuleCase(lambda: _thin_products(16), lambda: _thin_products(256), "info"),
     "no-lr-schedule": RuleCase(lambda: with_settings(cpu_record(), schedulers=()),
                                cpu_record, "info"),
     "pageable-host-to-device-copies": RuleCase(

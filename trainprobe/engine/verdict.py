@@ -38,7 +38,7 @@ from ..findings import CATEGORIES, SEVERITIES, Finding, Verdict
 from .. import display
 from ..facts.window import MIN_STEADY_STEPS, enough_steps
 
-__all__ = ["breakdown", "rank_findings", "make_verdict", "with_stability"]
+__all__ = ["breakdown", "rank_findings", "make_verdict", "with_stability", "near_peak", "NEAR_PEAK"]
 
 _SHARE_TEXT = {
     "input": "spent waiting for data",
@@ -166,12 +166,39 @@ def _thin_headline(facts: dict[str, object], steady: object) -> str:
     return text
 
 
+NEAR_PEAK = 0.7  # a step at this share of the hardware's matrix peak is near what it can do
+
+
+def _peak_text(facts: dict[str, object]) -> str:
+    """"this CPU's measured fp32 matmul peak (199 GFLOP/s)" / "the NVIDIA H100's bf16 datasheet peak (...)"."""
+    device = "GPU" if facts.get("cuda_used") else "CPU"
+    source = "measured" if facts.get("peak_source") == "measured" else "datasheet"
+    return (f"this {device}'s {source} {facts.get('peak_dtype') or ''} matmul peak "
+            f"({display.flop_rate(facts.get('peak_flops_per_s'))})").replace("  ", " ")
+
+
+def near_peak(facts: dict[str, object]) -> bool:
+    mfu = facts.get("mfu")
+    return isinstance(mfu, (int, float)) and mfu >= NEAR_PEAK
+
+
 def _compute_headline(facts: dict[str, object]) -> str:
+    mfu = facts.get("mfu")
+    device = "GPU" if facts.get("cuda_used") else "CPU"
+    if near_peak(facts):
+        return (f"Near this hardware's limit: the step's matrix math runs at {display.share(mfu)} of "
+                f"{_peak_text(facts)}. Little is left to gain in how the step runs: do less work (a smaller "
+                "model, fewer or shorter steps, fewer samples) or use faster hardware.")
+    if isinstance(mfu, (int, float)):
+        return (f"The {device} is busy with the model's math, at {display.share(mfu, 1)} of "
+                f"{_peak_text(facts)}; no rule found a specific lever in the training loop.")
+    why = facts.get("mfu_unknown_reason")
+    tail = f" (how close to the hardware's peak is unknown: {why})" if why else ""
     if facts.get("cuda_used"):
         return ("The GPU is busy with the model's math (the good case): "
-                "no significant bottleneck found.")
+                f"no significant bottleneck found{tail}.")
     return ("The CPU is busy with the model's math: no significant bottleneck found "
-            "in the training loop.")
+            f"in the training loop{tail}.")
 
 
 def _sentence(text: str) -> str:

@@ -26,10 +26,10 @@ from __future__ import annotations
 
 from typing import Optional, Sequence
 
-from ..record import PHASE_STEADY, PHASE_WARMUP, RunRecord, Step
+from ..record import PHASE_CENSUS, PHASE_STEADY, PHASE_WARMUP, RunRecord, Step
 from ._stats import median
 
-__all__ = ["steady_steps", "warmup_steps", "steady_span", "in_window", "mean_step_time",
+__all__ = ["steady_steps", "warmup_steps", "after_warmup", "NOT_MEASURED", "steady_span", "in_window", "mean_step_time",
            "usual_batch", "partial_batches", "MIN_STEADY_STEPS", "enough_steps"]
 
 # Fewer steady steps than this are too thin to judge from: the rules that read the steps stay quiet
@@ -45,11 +45,21 @@ def enough_steps(facts: dict) -> bool:
     return (facts.get("steady_steps") or 0) >= need
 
 
+# Steps no figure describes: warm-up (compilation, first allocations) and the counting steps (slowed by
+# the counter's mode).
+NOT_MEASURED = (PHASE_WARMUP, PHASE_CENSUS)
+
+
+def after_warmup(steps: Sequence[Step]) -> tuple[Step, ...]:
+    """The steps after warm-up, without the counting steps."""
+    return tuple(s for s in steps if s.phase not in NOT_MEASURED)
+
+
 def _candidates(record: RunRecord) -> tuple[Step, ...]:
     steady = tuple(s for s in record.steps if s.phase == PHASE_STEADY and not s.validation)
     if steady:
         return steady
-    return tuple(s for s in record.steps if s.phase != PHASE_WARMUP and not s.validation)
+    return tuple(s for s in after_warmup(record.steps) if not s.validation)
 
 
 def usual_batch(steps: Sequence[Step]) -> Optional[int]:

@@ -35,7 +35,7 @@ from collections import deque
 from typing import Callable, Optional
 
 from ..facts.window import MIN_STEADY_STEPS
-from ..record import PHASE_AFTER, PHASE_CPROFILE, PHASE_PROFILED, PHASE_STEADY, PHASE_WARMUP
+from ..record import PHASE_AFTER, PHASE_CENSUS, PHASE_CPROFILE, PHASE_PROFILED, PHASE_STEADY, PHASE_WARMUP
 from .config import WindowPlan
 from .runner import ProbeStop
 
@@ -145,6 +145,9 @@ class StepClock:
         self._optimizers: list[object] = []  # distinct optimizers, in the order they first stepped
         self._closer: object = None  # unit optimizer: the optimizer whose step ends an iteration
         self._recent: deque[float] = deque(maxlen=5)  # the last steps' durations: the pace
+        self.census_steps = plan.census_steps  # the counting steps this run gets (fewer when steps are slow)
+        self.last_samples: Optional[int] = None  # the step just closed: its batch and duration
+        self.last_duration = 0.0
 
     def defer(self, action: Callable[[], None]) -> None:
         """Run ``action`` when the next phase begins, i.e. outside the hook that closed the step.
@@ -344,6 +347,7 @@ class StepClock:
             self._samples, self._epoch_start, validation, acc["debug"], self._updates, self._lr,
         ))
         self.steps_emitted += 1
+        self.last_samples, self.last_duration = self._samples, duration
         if not validation:
             self._window_steps += 1
             self._recent.append(duration)
@@ -373,6 +377,11 @@ class StepClock:
         if self.window == PHASE_WARMUP:
             if steps >= plan.warmup_steps or (steps >= 2 and elapsed > plan.warmup_max_seconds) or (
                     steps >= 1 and self._short_of_time(now, MIN_STEADY_STEPS + self._profiling_steps())):
+                self._next_after_warmup(now)
+        elif self.window == PHASE_CENSUS:
+            self._on_window("census_step")
+            if steps >= self.census_steps:
+                self._on_window("census_stop")
                 self._enter(PHASE_STEADY, now)
                 self._on_window("steady_start")
         elif self.window == PHASE_STEADY:
@@ -417,6 +426,22 @@ class StepClock:
         self._window_steps = 0
         self._window_start = now
         self._emit("window", name=window, t=now - self.t0, step=self.steps_emitted)
+
+    def _next_after_warmup(self, now: float) -> None:
+        """The counting step(s) when the plan has them and the time left holds them beside the
+        measured and profiled windows; else the steady window at once."""
+        plan = self.plan
+        if plan.census and plan.census_steps > 0:
+            # Slow steps: one counted step (no leak check) rather than none, when two do not fit.
+            for count in sorted({plan.census_steps, 1}, reverse=True):
+                if not self._short_of_time(now, count + MIN_STEADY_STEPS + self._profiling_steps()):
+                    self.census_steps = count
+                    self._enter(PHASE_CENSUS, now)
+                    self._on_window("census_start")
+                    return
+            self._on_window("census_skipped")
+        self._enter(PHASE_STEADY, now)
+        self._on_window("steady_start")
 
     def _next_after_steady(self, now: float) -> None:
         if self.plan.profiler:

@@ -38,10 +38,14 @@ from torch.utils.data import DataLoader
 from torch.utils.data.dataloader import _BaseDataLoaderIter
 
 from ..machine import get_torch_facts
+from ..record import PHASE_STEADY
 from .clock import PhaseRanges, StepClock
 from .config import ChildConfig
 from .events import EventSink
 from .plugins import PluginContext, ProbePlugin
+from .census import Census, census_blocked
+from .memory import DeviceMemoryReader, memory_limit
+from .peak import measure_peak
 from .profsummary import summarize_profile
 from .settings import Registry, read_settings
 from .windows import ProfilerWindow, PythonWindow
@@ -141,7 +145,7 @@ class Instrumentation:
         self.reg = Registry()
         self.clock = StepClock(
             config.plan, config.t0, sink.emit, on_window=self._on_window, on_stop_swallowed=self._stop_swallowed,
-            emit_step=sink.emit_step,
+            emit_step=self._emit_step,
         )
         self.cuda_available = bool(torch.cuda.is_available())
         # Autocast on a device torch cannot use is impossible: one check fewer per forward.
@@ -158,6 +162,9 @@ class Instrumentation:
         self._originals: list[tuple[Any, str, Any]] = []
         self._finished = False
         self.plugin: Optional[ProbePlugin] = None  # see probe/plugins.py; the what-if plugs in here
+        self.census: Optional[Census] = None  # the counting step, while it runs (probe/census.py)
+        self._census_done = False
+        self._device_memory: Optional[DeviceMemoryReader] = DeviceMemoryReader() if self.cuda_available else None
 
     # -- installing ---------------------------------------------------------------
     def _patch(self, owner: Any, name: str, replacement: Any) -> None:
@@ -484,6 +491,8 @@ class Instrumentation:
             return None
         if self.plugin is not None:
             self.plugin.before_optimizer_step(optimizer)
+        if self.census is not None:
+            self.census.before_optimizer_step(optimizer)
         self.clock.note_lr(_learning_rate(optimizer))
         self.clock.enter("optimizer")
         return _with_timed_closure(self.clock, args, kwargs)
@@ -492,6 +501,8 @@ class Instrumentation:
         if self.tracing_possible and _is_compiling():
             return None
         self.clock.exit("optimizer")
+        if self.census is not None:
+            self.census.after_optimizer_step(optimizer)
         self.reg.optimizer_step(optimizer)
         if self.plugin is not None:
             self.plugin.at_boundary()
@@ -504,6 +515,14 @@ class Instrumentation:
         if event == "steady_start":
             self._emit_settings()  # after warm-up: flags set late in the script are in place
             self._switch_to_module_hooks()
+        elif event == "census_start":
+            self._start_census(step)
+        elif event == "census_step" and self.census is not None:
+            if self.census.boundary(self.clock.last_samples, self.clock.last_duration):
+                self._stop_census()
+        elif event == "census_skipped":
+            self._emit_census(None, "the steps were too slow to count one beside the measured windows within "
+                                    "--max-seconds")
         elif event == "profiler_start":
             self.profiler_window = ProfilerWindow(with_cuda=self._uses_cuda())
             self.profiler_window.start(step)
@@ -515,6 +534,50 @@ class Instrumentation:
             self.clock.defer(lambda: self.python_window.start(step))
         elif event == "cprofile_stop":
             self.python_window.stop(step)
+
+    # -- the counting step (probe/census.py) ------------------------------------------------
+    def _start_census(self, step: int) -> None:
+        blocked = census_blocked(self.compiled)
+        if blocked:
+            self._emit_census(None, blocked)
+            return
+        models = [m for m in (entry.ref() for entry in self.reg.models.values()) if m is not None]
+        optimizers = [o for o in (entry[0]() for entry in self.reg.optimizers.values()) if o is not None]
+        clock = self.clock
+        census = Census(phase=lambda: clock._stack[-1] if clock._stack else None,  # pylint: disable=protected-access
+                        steps=self.clock.census_steps)
+        try:
+            census.start(step, models, optimizers)
+        except Exception as exc:  # pylint: disable=broad-except  # measure less, never stop the script
+            census.stop()
+            self._emit_census(None, f"the counting step could not start ({type(exc).__name__}: {exc})")
+            return
+        self.census = census
+
+    def _stop_census(self) -> None:
+        census, self.census = self.census, None
+        if census is None:
+            return
+        census.stop()
+        self._emit_census(census, None)
+
+    def _emit_census(self, census: Optional[Census], reason: Optional[str]) -> None:
+        if self._census_done:
+            return
+        self._census_done = True
+        try:
+            result = census.result(reason) if census is not None else Census(lambda: None, 0).result(reason)
+        except Exception as exc:  # pylint: disable=broad-except
+            result = Census(lambda: None, 0).result(f"the count could not be summarized ({type(exc).__name__}: {exc})")
+        self.sink.emit("census", **result)
+
+    def _emit_step(self, values: tuple) -> None:
+        """A step's event, and on a GPU the allocator's figures for a steady step (reset for the next)."""
+        self.sink.emit_step(values)
+        if self._device_memory is not None and values[12] == PHASE_STEADY:
+            reading = self._device_memory.read(values[0])
+            if reading is not None:
+                self.sink.emit("device_memory", v=reading)
 
     def _stop_profiler(self, window: ProfilerWindow, step: int) -> None:
         ranges, self.clock.ranges = self.clock.ranges, None
@@ -552,6 +615,10 @@ class Instrumentation:
             return
         self._finished = True
         step = self.clock.steps_emitted
+        if self.census is not None:  # the script ended (or was stopped) while a step was counted
+            self._stop_census()
+        elif self.config.plan.census:
+            self._emit_census(None, "the script ended before its counting step (the first steps after warm-up)")
         if self.profiler_window is not None:
             self._stop_profiler(self.profiler_window, step)
         self.python_window.stop(step)
@@ -572,11 +639,40 @@ class Instrumentation:
             error=self.python_window.error,
         )
         flush_stats()
+        if self.config.plan.census:
+            self._emit_peak()
         self.sink.emit("clock", first_activity=(self.clock.first_activity - self.config.t0)
                        if self.clock.first_activity is not None else None,
                        steps=self.clock.steps_emitted, mode=self.clock.unit, stop_reason=self.clock.stop_reason,
                        finished_at=time.monotonic() - self.config.t0)
         self._finish_plugin()
+
+    def _emit_peak(self) -> None:
+        """The hardware's ceiling, measured now that the script's steps are done (CPU), or read from the
+        datasheet table (GPU); and the memory the run may use."""
+        try:
+            used = self._uses_cuda()
+            peak = measure_peak(torch, cuda=used, dtypes=self._dtypes_used(), t0=self.config.t0)
+            self.sink.emit("peak", peak=peak.to_dict(), limit=memory_limit(torch, cuda=used))
+        except Exception as exc:  # pylint: disable=broad-except  # the rest of the record still stands
+            self.sink.emit("note", text=f"the hardware's peak could not be measured ({type(exc).__name__}: {exc})")
+
+    def _dtypes_used(self) -> tuple[str, ...]:
+        """The dtypes the run's matrix products used: fp32, and bf16/fp16 under autocast or in the weights."""
+        wanted = {"fp32"}
+        names = {"bfloat16": "bf16", "float16": "fp16"}
+        if self.reg.autocast_dtype in names:
+            wanted.add(names[self.reg.autocast_dtype])
+        for entry in self.reg.models.values():
+            model = entry.ref()
+            if model is None:
+                continue
+            for p in model.parameters():
+                name = str(p.dtype).replace("torch.", "")
+                if name in names:
+                    wanted.add(names[name])
+                break
+        return tuple(sorted(wanted))
 
     def _finish_plugin(self) -> None:
         plugin, self.plugin = self.plugin, None

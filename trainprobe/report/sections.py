@@ -149,6 +149,10 @@ def verdict_section(diagnosis: Diagnosis) -> dict[str, Any]:
                         "samples over the steady steps' time"))
     if facts.get("data_wait_share") is not None:
         numbers.append(("waiting for data", display.share(facts.get("data_wait_share")), "share of the step"))
+    if facts.get("mfu") is not None:
+        numbers.append(("MFU", display.share(facts.get("mfu"), 1),
+                        f"the step's matrix FLOP/s over {facts.get('peak_source')} {facts.get('peak_dtype')} peak "
+                        f"({display.flop_rate(facts.get('peak_flops_per_s'))})"))
     if v.share_low is not None and v.share_high is not None and v.category in v.breakdown:
         numbers.append((f"{v.category} share", f"{display.share(v.breakdown[v.category])} "
                         f"({display.share(v.share_low)}–{display.share(v.share_high)})",

@@ -54,11 +54,11 @@ _MAX_LOSSES_KEPT = 200
 
 
 def trial_plan(max_seconds: Optional[float] = 60.0) -> WindowPlan:
-    """The window every trial runs: short, timed by steps and seconds, no profilers."""
+    """The window every trial runs: short, timed by steps and seconds, no profilers, no counting step."""
     return WindowPlan(
         warmup_steps=3, warmup_max_seconds=15.0, steady_min_steps=6, steady_seconds=3.0,
         steady_max_steps=200, steady_max_seconds=12.0, max_seconds=max_seconds,
-        profiler=False, cprofile=False,
+        profiler=False, cprofile=False, census=False,
     )
 
 
