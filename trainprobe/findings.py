@@ -102,6 +102,8 @@ class Trial(JsonMixin):
     steps_per_second: Optional[float] = None
     samples_per_second: Optional[float] = None
     epoch_start_step_time: Optional[float] = None  # the epoch_start_step_time fact
+    warmup_time: Optional[float] = None  # seconds of its warm-up steps (a compile's cost shows here)
+    recompiles: Optional[int] = None  # torch.compile's recompilations in the run
     losses: tuple[float, ...] = ()  # per backward in the measured window
     fixes_applied: tuple[str, ...] = ()  # what the child says took effect
     fix_details: tuple[str, ...] = ()
