@@ -17,7 +17,7 @@ TRAINPROBE_SAMPLE = {
     "verdict": {"cpu": "compute", "gpu": "launch"},
     "findings": {"cpu": ["compile-would-fuse"],
                  "gpu": ["launch-bound-small-ops", "amp-not-used"]},
-    "allow": {"cpu": ["optimizer-share-high", "amp-not-used"],
+    "allow": {"cpu": ["optimizer-share-high", "cpu-bf16-not-used"],
               "gpu": ["cudnn-benchmark-off", "tf32-disabled", "optimizer-not-fused", "small-batch-underused-gpu",
                       "compile-would-fuse", "low-mfu-small-batch", "tiny-kernels-launch-bound",
                       "gpu-idle-between-steps"]},

@@ -46,6 +46,10 @@ def _thin_products(samples: int) -> RunRecord:
     return with_compute(rec, flops=per_sample * samples * (16 / samples), samples=samples, peak=200e9)
 
 
+def _bf16_cpu(bf16_peak: float) -> RunRecord:
+    return with_compute(cpu_record(), flops=4e9, samples=64, peak=200e9, other_peaks={"bf16": bf16_peak})
+
+
 def _too_few_good() -> RunRecord:
     rec = _starved_gpu(6)  # the suggested count, still waiting: other rules' business
     return rec
@@ -385,6 +389,9 @@ CASES: dict[str, RuleCase] = {
     # 2 GFLOP a step on 16 samples at 133 samples/s: 17 GFLOP/s of a 200 GFLOP/s peak (8%); the same MFU
     # on batches of 256 is not a small batch's doing.
     "low-mfu-small-batch": RuleCase(lambda: _thin_products(16), lambda: _thin_products(256), "info"),
+    # fp32 products at 60% of the op time on a CPU measured at 440 bf16 GFLOP/s against 200 in fp32; the same
+    # CPU without fast bf16 (a conversion-bound 160 GFLOP/s) gets nothing.
+    "cpu-bf16-not-used": RuleCase(lambda: _bf16_cpu(440e9), lambda: _bf16_cpu(160e9), "info"),
     "no-lr-schedule": RuleCase(lambda: with_settings(cpu_record(), schedulers=()),
                                cpu_record, "info"),
     "pageable-host-to-device-copies": RuleCase(

@@ -45,6 +45,8 @@ FACTS = {
     "peak_unknown_reason": ("text", "Why the ceiling is unknown (None when it is known)."),
     "peak_memory_bandwidth": ("B/s", "The memory bandwidth beside the ceiling: a measured copy on a CPU, the "
                               "datasheet's on a GPU."),
+    "bf16_peak_speedup": ("x", "The ceiling's bf16 FLOP/s over its fp32 FLOP/s (both measured on a CPU, from "
+                          "the datasheet on a GPU): how much faster this hardware multiplies in bfloat16."),
     "peak_outside_cores": ("count", "Cores other programs kept busy while the CPU's peak was measured (it "
                            "reads low when they did)."),
     "mfu": ("share", "Model FLOPs utilization: achieved_flops_per_s over peak_flops_per_s."),
@@ -149,6 +151,7 @@ def compute(record: RunRecord) -> dict[str, object]:
         "peak_source": peak.source,
         "peak_device": peak.device or None,
         "peak_memory_bandwidth": peak.memory_bytes_per_s if peak.availability.available else None,
+        "bf16_peak_speedup": ratio(peak.flops_per_s.get("bf16"), peak.flops_per_s.get("fp32")),
         "peak_outside_cores": _outside_cores(record),
     })
     if not peak.availability.available:

@@ -658,8 +658,9 @@ class Instrumentation:
             self.sink.emit("note", text=f"the hardware's peak could not be measured ({type(exc).__name__}: {exc})")
 
     def _dtypes_used(self) -> tuple[str, ...]:
-        """The dtypes the run's matrix products used: fp32, and bf16/fp16 under autocast or in the weights."""
-        wanted = {"fp32"}
+        """The dtypes to measure the CPU's peak in: the run's (fp32, and bf16/fp16 under autocast or in the
+        weights), and bf16 always: whether this CPU multiplies bf16 faster is what the bf16 advice needs."""
+        wanted = {"fp32", "bf16"}
         names = {"bfloat16": "bf16", "float16": "fp16"}
         if self.reg.autocast_dtype in names:
             wanted.add(names[self.reg.autocast_dtype])
