@@ -29,6 +29,11 @@ class CpuThread:
     name: array = field(default_factory=lambda: array("l"))
     kind: array = field(default_factory=lambda: array("b"))
     correlation: array = field(default_factory=lambda: array("q"))
+    # Sparse: the ops that carry an autograd sequence number (index, number), and the shapes of the few
+    # ops whose FLOPs can be counted (index -> flops.Shapes).
+    seq_at: array = field(default_factory=lambda: array("l"))
+    seq: array = field(default_factory=lambda: array("q"))
+    shapes: dict = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.ts)
@@ -96,6 +101,11 @@ def collect(events: Iterable) -> Collected:
         thread.name.append(name_id)
         thread.kind.append(code)
         thread.correlation.append(corr)
+        if e.seq is not None:
+            thread.seq_at.append(len(thread.ts) - 1)
+            thread.seq.append(e.seq)
+        if e.shapes is not None:
+            thread.shapes[len(thread.ts) - 1] = e.shapes
     return Collected(names=names, threads=threads, gpu=gpu)
 
 
@@ -121,6 +131,10 @@ def merge(parts: list[Collected]) -> Collected:
         ids = remap(part)
         for key, thread in part.threads.items():
             into = threads.setdefault(key, CpuThread())
+            offset = len(into)
+            into.seq_at.extend(offset + i for i in thread.seq_at)
+            into.seq.extend(thread.seq)
+            into.shapes.update((offset + i, v) for i, v in thread.shapes.items())
             into.ts.extend(thread.ts)
             into.end.extend(thread.end)
             into.name.extend(ids[i] for i in thread.name)
