@@ -155,6 +155,7 @@ class Instrumentation:
         self._depth = 0
         self._top_phase: list[str] = []
         self._handles: list[Any] = []
+        self._module_handles: list[Any] = []  # the module ranges' hooks, only while the profiler runs
         self._originals: list[tuple[Any, str, Any]] = []
         self._finished = False
         self.plugin: Optional[ProbePlugin] = None  # see probe/plugins.py; the what-if plugs in here
@@ -509,6 +510,7 @@ class Instrumentation:
             self.profiler_window.start(step)
             if self.profiler_window.profile is not None:
                 self.clock.ranges = PhaseRanges()
+                self._mark_modules(self.clock.ranges)
         elif event == "profiler_stop" and self.profiler_window is not None:
             self.clock.defer(lambda window=self.profiler_window: self._stop_profiler(window, step))
         elif event == "cprofile_start":
@@ -518,9 +520,35 @@ class Instrumentation:
 
     def _stop_profiler(self, window: ProfilerWindow, step: int) -> None:
         ranges, self.clock.ranges = self.clock.ranges, None
+        for handle in self._module_handles:
+            handle.remove()
+        self._module_handles.clear()
         if ranges is not None:
             ranges.close()
         window.stop(step)
+
+    def _mark_modules(self, ranges: PhaseRanges) -> None:
+        """While the profiler runs: a range around each forward of the trained models' direct children
+        (named by attribute), for the profile's module split. Not on a compiled run: hooks added to a
+        compiled model's modules would make Dynamo recompile, and its fused code has no per-module ops."""
+        if self.compiled:
+            return
+        instr = self
+        for entry in self.reg.models.values():
+            model = entry.ref()
+            if model is None or not entry.train_calls or next(model.parameters(), None) is None:
+                continue
+            for name, child in model.named_children():
+                def pre(_module, _args, _name=name):
+                    if not (instr.tracing_possible and _is_compiling()):
+                        ranges.push_module(_name)
+
+                def post(_module, _args, _output, _name=name):
+                    if not (instr.tracing_possible and _is_compiling()):
+                        ranges.pop_module(_name)
+
+                self._module_handles.append(child.register_forward_pre_hook(pre))
+                self._module_handles.append(child.register_forward_hook(post, always_call=True))
 
     def _uses_cuda(self) -> bool:
         return self.cuda_available and "cuda" in self.reg.devices_used

@@ -33,6 +33,7 @@ _MATMUL = frozenset({
     "addr", "einsum", "bilinear", "tensordot", "_addmm_activation", "_int_mm", "_scaled_mm", "_weight_int8pack_mm",
     "_weight_int4pack_mm", "mkldnn_linear", "_mkl_linear", "linear_backward", "_grouped_mm", "_scaled_grouped_mm",
 })
+_RNN = re.compile(r"(^|_)(lstm|gru|rnn)")
 _NORMALIZATION = re.compile(r"(layer|batch|group|instance|rms)_norm|softmax|local_response_norm|_weight_norm")
 _REDUCTION = frozenset({
     "sum", "mean", "max", "min", "amax", "amin", "aminmax", "argmax", "argmin", "prod", "norm", "linalg_vector_norm",
@@ -51,6 +52,7 @@ _COPY = frozenset({
     "reflection_pad2d_backward", "constant_pad_nd_backward", "split_with_sizes_copy", "unbind_copy", "im2col", "col2im",
 })
 _INDEXING = re.compile(r"^_?(index|gather|scatter|embedding|take|masked_select|masked_scatter|nonzero|unique|"
+                       r"nll_loss\w*_backward|"
                        r"_unsafe_index|unsafe_index|put|one_hot|searchsorted|bucketize|_embedding_bag|embedding_bag|"
                        r"select_backward|slice_backward|select_scatter|slice_scatter|diagonal_scatter|"
                        r"_unsafe_masked_index)")
@@ -114,6 +116,8 @@ def op_kind(name: str) -> Optional[str]:
         return "matmul"
     if "conv" in base and "convert" not in base:
         return "conv"
+    if _RNN.search(base):  # a recurrent layer's op: its time is its gates' products
+        return "matmul"
     if "attention" in base:
         return "attention"
     if _NORMALIZATION.search(base):
