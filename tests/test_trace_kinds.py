@@ -241,3 +241,63 @@ def test_optimizer_kind_on_recorded_traces_matches_their_ops():
             names = {e.get("name", "") for e in json.load(fh)["traceEvents"]}
         foreach = any(n.startswith("aten::_foreach_") for n in names)
         assert _summary(name).optimizer_kind == ("foreach" if foreach else "for-loop"), name
+
+
+def _independent_kinds(path: Path) -> dict[str, float]:
+    """Self CPU time per kind, per step, of the aten ops in a CPU trace's ProfilerStep ranges, counted here
+    with json and a stack (not trainprobe's reader or nesting); kinds from the one table."""
+    with gzip.open(path, "rt") as fh:
+        events = [e for e in json.load(fh)["traceEvents"] if e.get("ph") == "X"]
+    steps = [(e["ts"], e["ts"] + e["dur"]) for e in events if e["name"].startswith("ProfilerStep#")]
+    by_thread: dict = {}
+    for e in events:
+        if e.get("cat") in ("cpu_op", "user_annotation"):
+            by_thread.setdefault(e["tid"], []).append(e)
+    out: dict[str, float] = {}
+    for items in by_thread.values():
+        items.sort(key=lambda e: (e["ts"], -e["dur"]))
+        own = {id(e): e["dur"] for e in items}
+        stack: list = []
+        for e in items:
+            while stack and stack[-1]["ts"] + stack[-1]["dur"] <= e["ts"] + 0.01:
+                stack.pop()
+            if stack:
+                own[id(stack[-1])] -= e["dur"]
+            stack.append(e)
+        for e in items:
+            if e["cat"] == "cpu_op" and e["name"].startswith("aten::") and any(a <= e["ts"] < b for a, b in steps):
+                kind = op_kind(e["name"])
+                out[kind] = out.get(kind, 0.0) + max(own[id(e)], 0.0) * 1e-6 / len(steps)
+    return out
+
+
+@pytest.mark.slow
+def test_a_live_cpu_run_splits_its_time_by_kind_and_by_module(tmp_path):
+    """An embedding, an LSTM, a layer norm and a linear head, trained with a foreach AdamW: every child
+    gets forward and backward time (backward through the autograd sequence numbers), the LSTM the most;
+    the kinds agree with a count made apart from the run's own trace file; the modules' forward time is
+    the forward phase's op time less the model's own code."""
+    from trainprobe.api import diagnose
+    from trainprobe.probe.config import WindowPlan
+
+    script = Path(__file__).parent / "scripts" / "kinds_model.py"
+    plan = WindowPlan(warmup_steps=3, steady_min_steps=3, steady_seconds=0.5, profile_min_steps=3,
+                      profile_seconds=0.2, cprofile_min_steps=1, cprofile_seconds=0.1, max_seconds=60.0)
+    result = diagnose([str(script), "foreach", "200"], tmp_path, plan=plan)
+    s = result.record.profiler
+    assert s.availability.available and s.source == "live" and s.optimizer_kind == "foreach"
+    modules = {m.name: m for m in s.module_times}
+    assert set(modules) == {"embed", "encoder", "norm", "head"}
+    assert all(m.forward_per_step > 0 and m.backward_per_step > 0 for m in modules.values())
+    assert max(modules.values(), key=lambda m: m.forward_per_step + m.backward_per_step).name == "encoder"
+    forward = sum(m.forward_per_step for m in modules.values())
+    assert 0.8 * s.op_time_by_phase["forward"] <= forward <= s.op_time_by_phase["forward"] * (1 + 1e-9)
+    backward = sum(m.backward_per_step for m in modules.values())
+    assert 0.5 * s.op_time_by_phase["backward"] <= backward <= s.op_time_by_phase["backward"] * (1 + 1e-9)
+    independent = _independent_kinds(Path(s.trace_path))
+    total = sum(s.op_kinds.values())
+    assert total == pytest.approx(sum(independent.values()), rel=0.01)
+    for kind in set(independent) | set(s.op_kinds):
+        assert s.op_kinds.get(kind, 0.0) / total == pytest.approx(independent.get(kind, 0.0) / total, abs=0.01), kind
+    assert {"matmul", "indexing", "normalization", "elementwise"} <= set(s.op_kinds)
+    assert s.shape_flops_per_step is None  # live runs record no shapes: FLOPs come from the lead's counter
