@@ -86,22 +86,26 @@ class PhaseRanges:
             step.__exit__(None, None, None)  # type: ignore[attr-defined]
 
     def push(self, phase: str) -> None:
-        context = self._record_function(self.PREFIX + phase)
-        context.__enter__()
-        self._open.append((phase, context))
+        self._enter(self._open, phase, self.PREFIX + phase)
 
     def pop(self, phase: str) -> None:
-        if self._open and self._open[-1][0] == phase:
-            self._open.pop()[1].__exit__(None, None, None)  # type: ignore[attr-defined]
+        self._leave(self._open, phase)
 
     def push_module(self, name: str) -> None:
-        context = self._record_function(self.MODULE + name)
-        context.__enter__()
-        self._modules.append((name, context))
+        self._enter(self._modules, name, self.MODULE + name)
 
     def pop_module(self, name: str) -> None:
-        if self._modules and self._modules[-1][0] == name:
-            self._modules.pop()[1].__exit__(None, None, None)  # type: ignore[attr-defined]
+        self._leave(self._modules, name)
+
+    def _enter(self, stack: list, name: str, label: str) -> None:
+        context = self._record_function(label)
+        context.__enter__()
+        stack.append((name, context))
+
+    @staticmethod
+    def _leave(stack: list, name: str) -> None:
+        if stack and stack[-1][0] == name:
+            stack.pop()[1].__exit__(None, None, None)
 
     def close(self) -> None:
         while self._modules:

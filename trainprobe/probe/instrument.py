@@ -53,6 +53,7 @@ _is_compiling = getattr(getattr(torch, "compiler", None), "is_compiling", lambda
 # One call with no argument (~140 ns) instead of a by-name check per device (~320 ns each) on
 # every forward; torch builds without it check each device.
 _any_autocast = getattr(torch._C, "_is_any_autocast_enabled", lambda: True)
+_WRAPPERS = (torch.nn.DataParallel, torch.nn.parallel.DistributedDataParallel)
 
 
 def _batch_size(batch: Any) -> Optional[int]:
@@ -538,6 +539,8 @@ class Instrumentation:
             model = entry.ref()
             if model is None or not entry.train_calls or next(model.parameters(), None) is None:
                 continue
+            while isinstance(model, _WRAPPERS):  # DataParallel / DDP: the children are the wrapped model's
+                model = model.module
             for name, child in model.named_children():
                 def pre(_module, _args, _name=name):
                     if not (instr.tracing_possible and _is_compiling()):

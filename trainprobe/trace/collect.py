@@ -11,6 +11,8 @@ from array import array
 from dataclasses import dataclass, field
 from typing import Iterable
 
+from .flops import op_flops
+
 __all__ = ["Columns", "CpuThread", "Collected", "collect"]
 
 # CPU event kinds kept (the reader's kinds), by a small code.
@@ -18,6 +20,7 @@ CPU_KINDS = ("op", "annotation", "step", "loader", "runtime", "python")
 GPU_KINDS = ("kernel", "memcpy", "memset")
 _CPU_CODE = {k: i for i, k in enumerate(CPU_KINDS)}
 _GPU_CODE = {k: i for i, k in enumerate(GPU_KINDS)}
+_NAN = float("nan")
 
 
 @dataclass
@@ -29,11 +32,14 @@ class CpuThread:
     name: array = field(default_factory=lambda: array("l"))
     kind: array = field(default_factory=lambda: array("b"))
     correlation: array = field(default_factory=lambda: array("q"))
-    # Sparse: the ops that carry an autograd sequence number (index, number), and the shapes of the few
-    # ops whose FLOPs can be counted (index -> flops.Shapes).
+    # Sparse: the ops that carry an autograd sequence number (index, number), and the few ops whose
+    # FLOPs the recorded shapes give (index, FLOPs, bytes; NaN where the shapes do not say): worked out
+    # here, as the events stream by, so that no shape is held.
     seq_at: array = field(default_factory=lambda: array("l"))
     seq: array = field(default_factory=lambda: array("q"))
-    shapes: dict = field(default_factory=dict)
+    shape_at: array = field(default_factory=lambda: array("l"))
+    flops: array = field(default_factory=lambda: array("d"))
+    nbytes: array = field(default_factory=lambda: array("d"))
 
     def __len__(self) -> int:
         return len(self.ts)
@@ -105,7 +111,10 @@ def collect(events: Iterable) -> Collected:
             thread.seq_at.append(len(thread.ts) - 1)
             thread.seq.append(e.seq)
         if e.shapes is not None:
-            thread.shapes[len(thread.ts) - 1] = e.shapes
+            counted = op_flops(e.name, e.shapes)
+            thread.shape_at.append(len(thread.ts) - 1)
+            thread.flops.append(_NAN if counted is None else counted[0])
+            thread.nbytes.append(_NAN if counted is None or counted[1] is None else counted[1])
     return Collected(names=names, threads=threads, gpu=gpu)
 
 
@@ -134,7 +143,9 @@ def merge(parts: list[Collected]) -> Collected:
             offset = len(into)
             into.seq_at.extend(offset + i for i in thread.seq_at)
             into.seq.extend(thread.seq)
-            into.shapes.update((offset + i, v) for i, v in thread.shapes.items())
+            into.shape_at.extend(offset + i for i in thread.shape_at)
+            into.flops.extend(thread.flops)
+            into.nbytes.extend(thread.nbytes)
             into.ts.extend(thread.ts)
             into.end.extend(thread.end)
             into.name.extend(ids[i] for i in thread.name)

@@ -13,12 +13,13 @@ backward node (``autograd::engine::evaluate_function: XBackward0``) it runs unde
 
 from __future__ import annotations
 
+from math import isnan
 from typing import Optional
 
 from ..record import ModuleTime, OpTime
 from .classify import is_communication
 from .collect import CPU_KINDS, GPU_KINDS, Collected, CpuThread
-from .flops import CONV_OPS, SHAPE_OPS, counted_in, op_flops
+from .flops import CONV_OPS, SHAPE_OPS, counted_in
 from .kinds import kernel_kind, memory_bound_share, op_kind
 from .nesting import BACKWARD_NODE, MODULE_PREFIX, UNDER_LOADER, UNDER_OPTIMIZER, Nested
 
@@ -204,37 +205,35 @@ def _shape_flops(collected: Collected, nested: dict, lo: float, hi: float, rows:
     seen = False
     failed: dict[str, int] = {}
     for key, thread in collected.threads.items():
-        if not thread.shapes:
+        if not thread.shape_at:
             continue
         seen = True
         nd = nested[key]
         above: set[int] = set()  # shape ops with another shape op under them
-        for i in thread.shapes:
+        for i in thread.shape_at:
             p = nd.parent[i]
             while p >= 0:
                 if names[thread.name[p]] in SHAPE_OPS:
                     above.add(p)
                 p = nd.parent[p]
-        for i, shapes in thread.shapes.items():
+        for i, flops, nbytes in zip(thread.shape_at, thread.flops, thread.nbytes):
             if not lo <= thread.ts[i] < hi or nd.flags[i] & UNDER_LOADER:
                 continue
             name = names[thread.name[i]]
             under_conv = nd.conv is not None and nd.conv[i] >= 0 and nd.conv[i] != i
             if not counted_in(name, i in above, under_conv):
                 continue
-            counted = op_flops(name, shapes)
             row = names[thread.name[_row_of(nd, i)]]
-            if counted is None:
+            if isnan(flops):
                 failed[name] = failed.get(name, 0) + 1
                 rows.flops[row] = rows.bytes[row] = None
                 continue
-            flops, nbytes = counted
             total += flops
             if row in rows.flops and rows.flops[row] is None:
                 continue
             rows.flops[row] = rows.flops.get(row, 0.0) + flops
             known = rows.bytes.get(row, 0.0)
-            rows.bytes[row] = None if known is None or nbytes is None else known + nbytes
+            rows.bytes[row] = None if known is None or isnan(nbytes) else known + nbytes
     if failed:
         listed = ", ".join(f"{name} ({count})" for name, count in sorted(failed.items(), key=lambda kv: -kv[1]))
         why = (" (a convolution's stride and padding are recorded, as Concrete Inputs, only by newer torch)"
@@ -289,7 +288,7 @@ def work_split(collected: Collected, nested: dict[tuple, Nested], device: Option
     return {
         "op_kinds": kinds,
         "memory_bound_share": memory_bound_share(kinds),
-        "op_table": rows.table(n, any(thread.shapes for thread in collected.threads.values())),
+        "op_table": rows.table(n, any(thread.shape_at for thread in collected.threads.values())),
         "shape_flops_per_step": flops / n if flops is not None else None,
         "optimizer_kind": _optimizer_kind(collected, nested, lo, hi),
         "module_times": modules.times(rows, n),
