@@ -166,9 +166,9 @@ def expected_events(path: Path) -> tuple[list[TraceEvent], int]:
         # Ops keep their autograd sequence number, and the matmul/conv/attention ops their shapes.
         seq = args.get("Sequence number") if kind == "op" else None
         shapes = None
-        if kind == "op" and name in SHAPE_OPS and "Input Dims" in args:
+        if kind == "op" and name in SHAPE_OPS:
             shapes = (args["Input Dims"], args.get("Input type"),
-                      args.get("Concrete Inputs") if name in CONV_OPS else None)
+                      args.get("Concrete Inputs") if name in CONV_OPS else None) if "Input Dims" in args else ()
         out.append(TraceEvent(kind, name, float(e["ts"]), float(e.get("dur", 0.0)), pid, tid,
                               args.get("correlation"), ext, nbytes, seq, shapes))
     return out, len(doc["traceEvents"])

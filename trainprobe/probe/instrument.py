@@ -157,6 +157,9 @@ class Instrumentation:
         self._top_phase: list[str] = []
         self._handles: list[Any] = []
         self._module_handles: list[Any] = []  # the module ranges' hooks, only while the profiler runs
+        self._hooked: "weakref.WeakSet[Any]" = weakref.WeakSet()  # modules with our hooks on them
+        self._hook_ids: set[int] = set()
+        self._pickles_patched = False
         self._originals: list[tuple[Any, str, Any]] = []
         self._finished = False
         self.plugin: Optional[ProbePlugin] = None  # see probe/plugins.py; the what-if plugs in here
@@ -187,12 +190,14 @@ class Instrumentation:
 
     def uninstall(self) -> None:
         """Take every hook and patch off again (a benchmark toggles the probe within one process)."""
-        for handle in self._handles:
+        for handle in self._handles + self._module_handles:
             handle.remove()
         self._handles.clear()
+        self._module_handles.clear()
         for owner, name, original in reversed(self._originals):
             setattr(owner, name, original)
         self._originals.clear()
+        self._pickles_patched = False
         self._release_loaders()
 
     def _release_loaders(self) -> None:
@@ -451,22 +456,26 @@ class Instrumentation:
         for handle in self._handles[:2]:
             handle.remove()
         self._handles = self._handles[2:]
-        hooked: "weakref.WeakSet[Any]" = weakref.WeakSet()
-        ids: set[int] = set()
         for module in modules:
             for handle in (module.register_forward_pre_hook(self._forward_pre),
                            module.register_forward_hook(self._forward_post, always_call=True)):
                 self._handles.append(handle)
-                ids.add(handle.id)
-            hooked.add(module)
-        self._keep_hooks_out_of_pickles(hooked, ids)
+                self._hook_ids.add(handle.id)
+            self._hooked.add(module)
+        self._keep_hooks_out_of_pickles()
 
-    def _keep_hooks_out_of_pickles(self, hooked: Any, ids: set[int]) -> None:
+    def _keep_hooks_out_of_pickles(self) -> None:
         """The script's torch.save(model) and copy.deepcopy(model) see the model as python would.
 
-        The hooks on the top-level modules are bound methods of this object, which holds open
-        files: pickled with the model, they would fail the script's own checkpoint (or put
-        trainprobe into it). Module.__getstate__ leaves them out while the probe runs."""
+        The hooks on the top-level modules (and, while the profiler runs, on their children) are
+        bound methods of this object, which holds open files, or closures: pickled with the model,
+        they would fail the script's own checkpoint (or put trainprobe into it).
+        Module.__getstate__ leaves them out while the probe runs. Installed once; the modules and
+        hook ids it leaves out are this object's ``_hooked`` and ``_hook_ids``."""
+        if self._pickles_patched:
+            return
+        self._pickles_patched = True
+        hooked, ids = self._hooked, self._hook_ids
         original = torch.nn.Module.__getstate__
         keys = ("_forward_pre_hooks", "_forward_hooks", "_forward_hooks_always_called")
 
@@ -550,8 +559,11 @@ class Instrumentation:
                     if not (instr.tracing_possible and _is_compiling()):
                         ranges.pop_module(_name)
 
-                self._module_handles.append(child.register_forward_pre_hook(pre))
-                self._module_handles.append(child.register_forward_hook(post, always_call=True))
+                for handle in (child.register_forward_pre_hook(pre), child.register_forward_hook(post, always_call=True)):
+                    self._module_handles.append(handle)
+                    self._hook_ids.add(handle.id)
+                self._hooked.add(child)
+        self._keep_hooks_out_of_pickles()
 
     def _uses_cuda(self) -> bool:
         return self.cuda_available and "cuda" in self.reg.devices_used

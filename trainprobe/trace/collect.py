@@ -13,7 +13,7 @@ from typing import Iterable
 
 from .flops import op_flops
 
-__all__ = ["Columns", "CpuThread", "Collected", "collect"]
+__all__ = ["NO_SHAPES", "Columns", "CpuThread", "Collected", "collect"]
 
 # CPU event kinds kept (the reader's kinds), by a small code.
 CPU_KINDS = ("op", "annotation", "step", "loader", "runtime", "python")
@@ -21,6 +21,7 @@ GPU_KINDS = ("kernel", "memcpy", "memset")
 _CPU_CODE = {k: i for i, k in enumerate(CPU_KINDS)}
 _GPU_CODE = {k: i for i, k in enumerate(GPU_KINDS)}
 _NAN = float("nan")
+NO_SHAPES = -1.0  # a shape op's FLOPs when the trace recorded no shapes for it
 
 
 @dataclass
@@ -33,8 +34,8 @@ class CpuThread:
     kind: array = field(default_factory=lambda: array("b"))
     correlation: array = field(default_factory=lambda: array("q"))
     # Sparse: the ops that carry an autograd sequence number (index, number), and the few ops whose
-    # FLOPs the recorded shapes give (index, FLOPs, bytes; NaN where the shapes do not say): worked out
-    # here, as the events stream by, so that no shape is held.
+    # FLOPs the recorded shapes give (index, FLOPs, bytes; NaN where the shapes do not say, NO_SHAPES
+    # where none were recorded): worked out here, as the events stream by, so that no shape is held.
     seq_at: array = field(default_factory=lambda: array("l"))
     seq: array = field(default_factory=lambda: array("q"))
     shape_at: array = field(default_factory=lambda: array("l"))
@@ -111,9 +112,9 @@ def collect(events: Iterable) -> Collected:
             thread.seq_at.append(len(thread.ts) - 1)
             thread.seq.append(e.seq)
         if e.shapes is not None:
-            counted = op_flops(e.name, e.shapes)
+            counted = op_flops(e.name, e.shapes) if e.shapes else None
             thread.shape_at.append(len(thread.ts) - 1)
-            thread.flops.append(_NAN if counted is None else counted[0])
+            thread.flops.append(NO_SHAPES if not e.shapes else _NAN if counted is None else counted[0])
             thread.nbytes.append(_NAN if counted is None or counted[1] is None else counted[1])
     return Collected(names=names, threads=threads, gpu=gpu)
 

@@ -97,8 +97,8 @@ class TraceEvent(NamedTuple):
     external_id: Optional[int]  # links a runtime launch (and GPU work) to its op
     nbytes: Optional[int]  # memcpy/memset only
     seq: Optional[int] = None  # ops only: the autograd "Sequence number" (a forward op and its backward share it)
-    # ops in flops.SHAPE_OPS only, from a trace recorded with shapes: (Input Dims, Input type, Concrete
-    # Inputs or None). Kept for those few ops alone, so memory does not grow with the rest.
+    # ops in flops.SHAPE_OPS only: (Input Dims, Input type, Concrete Inputs or None) from a trace recorded
+    # with shapes, () without them. Kept for those few ops alone, so memory does not grow with the rest.
     shapes: Optional[tuple] = None
 
 
@@ -418,9 +418,11 @@ class TraceReader:
                                 seq = _opt_int(seq)
                             if name in shape_ops:
                                 dims = args.get("Input Dims")
-                                if type(dims) is list:
-                                    shapes = (dims, args.get("Input type"),
-                                              args.get("Concrete Inputs") if name in conv_ops else None)
+                                # () marks a countable op recorded without shapes: a total that
+                                # left it out would pass for the whole.
+                                shapes = (dims, args.get("Input type"),
+                                          args.get("Concrete Inputs") if name in conv_ops else None
+                                          ) if type(dims) is list else ()
                         if kind in gpu_kinds:
                             pid = args.get("device")
                             if type(pid) is not int:

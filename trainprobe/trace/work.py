@@ -18,7 +18,7 @@ from typing import Optional
 
 from ..record import ModuleTime, OpTime
 from .classify import is_communication
-from .collect import CPU_KINDS, GPU_KINDS, Collected, CpuThread
+from .collect import CPU_KINDS, GPU_KINDS, NO_SHAPES, Collected, CpuThread
 from .flops import CONV_OPS, SHAPE_OPS, counted_in
 from .kinds import kernel_kind, memory_bound_share, op_kind
 from .nesting import BACKWARD_NODE, MODULE_PREFIX, UNDER_LOADER, UNDER_OPTIMIZER, Nested
@@ -205,7 +205,7 @@ def _shape_flops(collected: Collected, nested: dict, lo: float, hi: float, rows:
     seen = False
     failed: dict[str, int] = {}
     for key, thread in collected.threads.items():
-        if not thread.shape_at:
+        if not any(f != NO_SHAPES for f in thread.flops):
             continue
         seen = True
         nd = nested[key]
@@ -224,7 +224,7 @@ def _shape_flops(collected: Collected, nested: dict, lo: float, hi: float, rows:
             if not counted_in(name, i in above, under_conv):
                 continue
             row = names[thread.name[_row_of(nd, i)]]
-            if isnan(flops):
+            if isnan(flops) or flops == NO_SHAPES:
                 failed[name] = failed.get(name, 0) + 1
                 rows.flops[row] = rows.bytes[row] = None
                 continue
@@ -236,8 +236,9 @@ def _shape_flops(collected: Collected, nested: dict, lo: float, hi: float, rows:
             rows.bytes[row] = None if known is None or isnan(nbytes) else known + nbytes
     if failed:
         listed = ", ".join(f"{name} ({count})" for name, count in sorted(failed.items(), key=lambda kv: -kv[1]))
-        why = (" (a convolution's stride and padding are recorded, as Concrete Inputs, only by newer torch)"
-               if any(name in CONV_OPS for name in failed) else "")
+        why = (" (a convolution's stride and padding are recorded, as Concrete Inputs, only by newer torch; "
+               "some ops may carry no shapes at all)" if any(name in CONV_OPS for name in failed)
+               else " (some carry no shapes at all, or shapes that do not fit the op)")
         notes.append(f"The trace has shapes, but these ops' shapes do not say enough to count their FLOPs{why}: "
                      f"{listed}. The FLOPs from shapes are left unknown rather than given for part of the work.")
         return None
@@ -288,7 +289,7 @@ def work_split(collected: Collected, nested: dict[tuple, Nested], device: Option
     return {
         "op_kinds": kinds,
         "memory_bound_share": memory_bound_share(kinds),
-        "op_table": rows.table(n, any(thread.shape_at for thread in collected.threads.values())),
+        "op_table": rows.table(n, any(f != NO_SHAPES for t in collected.threads.values() for f in t.flops)),
         "shape_flops_per_step": flops / n if flops is not None else None,
         "optimizer_kind": _optimizer_kind(collected, nested, lo, hi),
         "module_times": modules.times(rows, n),
