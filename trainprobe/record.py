@@ -44,6 +44,8 @@ __all__ = [
     "JobSummary",
     "Step",
     "OpStat",
+    "OpTime",
+    "ModuleTime",
     "ProfilerSummary",
     "FuncStat",
     "Hotspots",
@@ -316,6 +318,28 @@ class OpStat(JsonMixin):
 
 
 @dataclass(frozen=True)
+class OpTime(JsonMixin):
+    """One row of the op table: an op (or, on a GPU, the kernels it launched) per step."""
+
+    name: str = ""  # the aten op (a convolution's row holds the ops under it); a kernel's name where no op is known
+    kind: str = "other"  # trace/kinds.py: matmul, conv, attention, elementwise, normalization, reduction, copy, ...
+    calls_per_step: float = 0.0
+    time_per_step: float = 0.0  # seconds: self CPU time on a CPU, the kernels' device time on a GPU
+    flops_per_step: Optional[float] = None  # from the recorded shapes (trace/flops.py); None without them
+    bytes_per_step: Optional[float] = None  # inputs + outputs once, by dtype size; None without shapes
+
+
+@dataclass(frozen=True)
+class ModuleTime(JsonMixin):
+    """A direct child of the model (named by its attribute) and the work it caused, per step."""
+
+    name: str = ""
+    forward_per_step: Optional[float] = None  # seconds of work (as OpTime.time_per_step) inside its forward
+    backward_per_step: Optional[float] = None  # its backward nodes' work; None when the trace has no autograd
+    # sequence numbers to match them with
+
+
+@dataclass(frozen=True)
 class ProfilerSummary(JsonMixin):
     """Figures from the torch.profiler window (what torch.utils.bottleneck gave)."""
 
@@ -370,6 +394,15 @@ class ProfilerSummary(JsonMixin):
     half_precision_share: Optional[float] = None  # of matmul/conv kernel time, in fp16/bf16
     blocking_copies_per_step: Optional[float] = None  # copies the host waited for (its call lasted the copy)
     sync_sites: dict[str, float] = field(default_factory=dict)  # where the loop's syncs come from -> per step
+    # Where the compute time goes, by kind (trace/kinds.py, trace/work.py): seconds per step of the loop's
+    # aten ops' self CPU time (on a CPU) or of the kernels' device time (on a GPU; communication left
+    # out). A trace without steps (steps == 0) gets these over the whole trace instead.
+    op_kinds: dict[str, float] = field(default_factory=dict)
+    memory_bound_share: Optional[float] = None  # of op_kinds' time, the share in memory-bound kinds
+    op_table: tuple[OpTime, ...] = ()  # the top ops by that time
+    shape_flops_per_step: Optional[float] = None  # matmul/conv/attention FLOPs from recorded shapes; None without
+    optimizer_kind: Optional[str] = None  # for-loop | foreach | fused, from the ops under Optimizer.step
+    module_times: tuple[ModuleTime, ...] = ()  # the model's direct children (live runs mark their forwards)
 
 
 @dataclass(frozen=True)

@@ -57,6 +57,7 @@ _is_compiling = getattr(getattr(torch, "compiler", None), "is_compiling", lambda
 # One call with no argument (~140 ns) instead of a by-name check per device (~320 ns each) on
 # every forward; torch builds without it check each device.
 _any_autocast = getattr(torch._C, "_is_any_autocast_enabled", lambda: True)
+_WRAPPERS = (torch.nn.DataParallel, torch.nn.parallel.DistributedDataParallel)
 
 
 def _batch_size(batch: Any) -> Optional[int]:
@@ -159,6 +160,10 @@ class Instrumentation:
         self._depth = 0
         self._top_phase: list[str] = []
         self._handles: list[Any] = []
+        self._module_handles: list[Any] = []  # the module ranges' hooks, only while the profiler runs
+        self._hooked: "weakref.WeakSet[Any]" = weakref.WeakSet()  # modules with our hooks on them
+        self._hook_ids: set[int] = set()
+        self._pickles_patched = False
         self._originals: list[tuple[Any, str, Any]] = []
         self._finished = False
         self.plugin: Optional[ProbePlugin] = None  # see probe/plugins.py; the what-if plugs in here
@@ -192,12 +197,14 @@ class Instrumentation:
 
     def uninstall(self) -> None:
         """Take every hook and patch off again (a benchmark toggles the probe within one process)."""
-        for handle in self._handles:
+        for handle in self._handles + self._module_handles:
             handle.remove()
         self._handles.clear()
+        self._module_handles.clear()
         for owner, name, original in reversed(self._originals):
             setattr(owner, name, original)
         self._originals.clear()
+        self._pickles_patched = False
         self._release_loaders()
 
     def _release_loaders(self) -> None:
@@ -456,22 +463,26 @@ class Instrumentation:
         for handle in self._handles[:2]:
             handle.remove()
         self._handles = self._handles[2:]
-        hooked: "weakref.WeakSet[Any]" = weakref.WeakSet()
-        ids: set[int] = set()
         for module in modules:
             for handle in (module.register_forward_pre_hook(self._forward_pre),
                            module.register_forward_hook(self._forward_post, always_call=True)):
                 self._handles.append(handle)
-                ids.add(handle.id)
-            hooked.add(module)
-        self._keep_hooks_out_of_pickles(hooked, ids)
+                self._hook_ids.add(handle.id)
+            self._hooked.add(module)
+        self._keep_hooks_out_of_pickles()
 
-    def _keep_hooks_out_of_pickles(self, hooked: Any, ids: set[int]) -> None:
+    def _keep_hooks_out_of_pickles(self) -> None:
         """The script's torch.save(model) and copy.deepcopy(model) see the model as python would.
 
-        The hooks on the top-level modules are bound methods of this object, which holds open
-        files: pickled with the model, they would fail the script's own checkpoint (or put
-        trainprobe into it). Module.__getstate__ leaves them out while the probe runs."""
+        The hooks on the top-level modules (and, while the profiler runs, on their children) are
+        bound methods of this object, which holds open files, or closures: pickled with the model,
+        they would fail the script's own checkpoint (or put trainprobe into it).
+        Module.__getstate__ leaves them out while the probe runs. Installed once; the modules and
+        hook ids it leaves out are this object's ``_hooked`` and ``_hook_ids``."""
+        if self._pickles_patched:
+            return
+        self._pickles_patched = True
+        hooked, ids = self._hooked, self._hook_ids
         original = torch.nn.Module.__getstate__
         keys = ("_forward_pre_hooks", "_forward_hooks", "_forward_hooks_always_called")
 
@@ -528,6 +539,7 @@ class Instrumentation:
             self.profiler_window.start(step)
             if self.profiler_window.profile is not None:
                 self.clock.ranges = PhaseRanges()
+                self._mark_modules(self.clock.ranges)
         elif event == "profiler_stop" and self.profiler_window is not None:
             self.clock.defer(lambda window=self.profiler_window: self._stop_profiler(window, step))
         elif event == "cprofile_start":
@@ -581,9 +593,40 @@ class Instrumentation:
 
     def _stop_profiler(self, window: ProfilerWindow, step: int) -> None:
         ranges, self.clock.ranges = self.clock.ranges, None
+        for handle in self._module_handles:
+            handle.remove()
+        self._module_handles.clear()
         if ranges is not None:
             ranges.close()
         window.stop(step)
+
+    def _mark_modules(self, ranges: PhaseRanges) -> None:
+        """While the profiler runs: a range around each forward of the trained models' direct children
+        (named by attribute), for the profile's module split. Not on a compiled run: hooks added to a
+        compiled model's modules would make Dynamo recompile, and its fused code has no per-module ops."""
+        if self.compiled:
+            return
+        instr = self
+        for entry in self.reg.models.values():
+            model = entry.ref()
+            if model is None or not entry.train_calls or next(model.parameters(), None) is None:
+                continue
+            while isinstance(model, _WRAPPERS):  # DataParallel / DDP: the children are the wrapped model's
+                model = model.module
+            for name, child in model.named_children():
+                def pre(_module, _args, _name=name):
+                    if not (instr.tracing_possible and _is_compiling()):
+                        ranges.push_module(_name)
+
+                def post(_module, _args, _output, _name=name):
+                    if not (instr.tracing_possible and _is_compiling()):
+                        ranges.pop_module(_name)
+
+                for handle in (child.register_forward_pre_hook(pre), child.register_forward_hook(post, always_call=True)):
+                    self._module_handles.append(handle)
+                    self._hook_ids.add(handle.id)
+                self._hooked.add(child)
+        self._keep_hooks_out_of_pickles()
 
     def _uses_cuda(self) -> bool:
         return self.cuda_available and "cuda" in self.reg.devices_used
