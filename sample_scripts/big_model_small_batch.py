@@ -1,6 +1,6 @@
 """A large model trained on batches of 16 with torch's default (for-loop) AdamW.
 
-Planted: the update touches 12.6 M parameters and Adam's two moments once a step whatever the
+Planted: the update touches 9.5 M parameters and Adam's two moments once a step whatever the
 batch, one tensor at a time, while a batch of 16 gives the matrix products little to do. On a
 CPU the optimizer's update is most of the step (optimizer-share-high: fused=True, or more samples
 per update) and the products run far below the CPU's peak (low-mfu-small-batch: a larger batch,
@@ -9,7 +9,7 @@ written before trainprobe was run on this script.
 """
 
 TRAINPROBE_SAMPLE = {
-    "plants": "a 12.6 M-parameter MLP on batches of 16 with a for-loop AdamW: the update dominates, MFU is low",
+    "plants": "a 9.5 M-parameter MLP on batches of 16 with a for-loop AdamW: the update dominates, MFU is low",
     "verdict": {"cpu": "compute", "gpu": "launch"},
     "findings": {"cpu": ["optimizer-share-high", "low-mfu-small-batch"],
                  "gpu": ["optimizer-not-fused", "small-batch-underused-gpu"]},
