@@ -50,6 +50,12 @@ def _bf16_cpu(bf16_peak: float) -> RunRecord:
     return with_compute(cpu_record(), flops=4e9, samples=64, peak=200e9, other_peaks={"bf16": bf16_peak})
 
 
+def _fusable(compiled: bool) -> RunRecord:
+    kinds = {"conv": 0.040, "matmul": 0.004, "elementwise": 0.030, "normalization": 0.016, "reduction": 0.004}
+    rec = with_profiler(cpu_record(), op_kinds=kinds, memory_bound_share=0.5)
+    return with_settings(rec, compiled=compiled)
+
+
 def _too_few_good() -> RunRecord:
     rec = _starved_gpu(6)  # the suggested count, still waiting: other rules' business
     return rec
@@ -392,6 +398,8 @@ CASES: dict[str, RuleCase] = {
     # fp32 products at 60% of the op time on a CPU measured at 440 bf16 GFLOP/s against 200 in fp32; the same
     # CPU without fast bf16 (a conversion-bound 160 GFLOP/s) gets nothing.
     "cpu-bf16-not-used": RuleCase(lambda: _bf16_cpu(440e9), lambda: _bf16_cpu(160e9), "info"),
+    # Half the op time in element-wise ops and norms, the model not compiled; the same model compiled.
+    "compile-would-fuse": RuleCase(lambda: _fusable(False), lambda: _fusable(True), "warning"),
     "no-lr-schedule": RuleCase(lambda: with_settings(cpu_record(), schedulers=()),
                                cpu_record, "info"),
     "pageable-host-to-device-copies": RuleCase(
