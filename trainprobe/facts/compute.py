@@ -51,6 +51,8 @@ FACTS = {
                            "reads low when they did)."),
     "mfu": ("share", "Model FLOPs utilization: achieved_flops_per_s over peak_flops_per_s."),
     "mfu_unknown_reason": ("text", "Why MFU is unknown (None when it is known)."),
+    "mfu_while_busy": ("share", "On a GPU, MFU over the time the GPU was busy rather than the whole step: how "
+                       "well its kernels use it while they run (mfu / gpu_busy_share)."),
     "memory_bound_share": ("share", "Of the compute ops' time (on a GPU: kernel time), the share in memory-bound "
                            "ops: element-wise, normalization, reduction, copies and indexing."),
     "matmul_op_share": ("share", "Of the compute ops' time, the share in matrix products, convolutions and "
@@ -179,5 +181,8 @@ def achieved(values: dict[str, object]) -> dict[str, object]:
         reason = str(values["peak_unknown_reason"])
     else:
         reason = "no steady steps to time" if step is None else "unknown"
-    return {"achieved_flops_per_s": achieved_rate, "mfu": mfu, "mfu_unknown_reason": reason}
+    busy = values.get("gpu_busy_share")
+    while_busy = ratio(mfu, busy) if isinstance(busy, (int, float)) and busy > 0 else None
+    return {"achieved_flops_per_s": achieved_rate, "mfu": mfu, "mfu_unknown_reason": reason,
+            "mfu_while_busy": min(1.0, while_busy) if while_busy is not None else None}
 
