@@ -177,6 +177,14 @@ def _peak_text(facts: dict[str, object]) -> str:
             f"({display.flop_rate(facts.get('peak_flops_per_s'))})").replace("  ", " ")
 
 
+def _module_text(facts: dict[str, object]) -> str:
+    """", and the lstm takes 85% of the step" when one of the model's children takes most of it."""
+    name, share = facts.get("top_module"), facts.get("top_module_share")
+    if isinstance(share, (int, float)) and share >= 0.5 and name:
+        return f", and its {name} takes {display.share(share)} of the step"
+    return ""
+
+
 def near_peak(facts: dict[str, object]) -> bool:
     mfu = facts.get("mfu")
     return isinstance(mfu, (int, float)) and mfu >= NEAR_PEAK
@@ -189,9 +197,10 @@ def _compute_headline(facts: dict[str, object]) -> str:
         return (f"Near this hardware's limit: the step's matrix math runs at {display.share(mfu)} of "
                 f"{_peak_text(facts)}. Little is left to gain in how the step runs: do less work (a smaller "
                 "model, fewer or shorter steps, fewer samples) or use faster hardware.")
+    module = _module_text(facts)
     if isinstance(mfu, (int, float)):
         return (f"The {device} is busy with the model's math, at {display.share(mfu, 1)} of "
-                f"{_peak_text(facts)}; no rule found a specific lever in the training loop.")
+                f"{_peak_text(facts)}{module}; no rule found a specific lever in the training loop.")
     why = facts.get("mfu_unknown_reason")
     tail = f" (how close to the hardware's peak is unknown: {why})" if why else ""
     if facts.get("cuda_used"):

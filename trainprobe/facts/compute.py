@@ -14,6 +14,7 @@ from typing import Optional
 
 from ..record import RunRecord
 from ._stats import mean, ratio
+from .window import mean_step_time, steady_steps
 
 __all__ = ["FAMILY", "FACTS", "compute", "matmul_dtype", "peak_dtype"]
 
@@ -59,6 +60,8 @@ FACTS = {
                         "attention."),
     "optimizer_kind": ("text", "How the optimizer updates the parameters: for-loop (one op per parameter "
                        "tensor), foreach (batched across tensors) or fused (one kernel)."),
+    "top_module": ("text", "The model's child module whose forward and backward took the most time (profiled window)."),
+    "top_module_share": ("share", "Its forward and backward time over the mean steady step."),
     "census_step_time": ("s", "Mean duration of the counted step(s), the counter's own cost included."),
 }
 
@@ -126,9 +129,22 @@ def _op_kind_shares(record: RunRecord) -> dict[str, object]:
             "matmul_op_share": sum(kinds.get(k, 0.0) for k in _COMPUTE_KINDS) / total}
 
 
+def _top_module(record: RunRecord) -> dict[str, object]:
+    modules = getattr(record.profiler, "module_times", ()) or ()
+    timed = [(m.name, (m.forward_per_step or 0.0) + (m.backward_per_step or 0.0)) for m in modules]
+    timed = [(name, t) for name, t in timed if t > 0]
+    if not timed:
+        return {}
+    name, seconds = max(timed, key=lambda nt: nt[1])
+    step = mean_step_time(steady_steps(record))
+    share = ratio(seconds, step)
+    return {"top_module": name, "top_module_share": min(1.0, share) if share is not None else None}
+
+
 def compute(record: RunRecord) -> dict[str, object]:
     counted, peak = record.compute.flops, record.compute.peak
     out: dict[str, object] = {"optimizer_kind": _optimizer_kind(record)}
+    out.update(_top_module(record))
     out.update(_op_kind_shares(record))
     dtype = matmul_dtype(record)
     total = counted.flops if counted.availability.available else None
