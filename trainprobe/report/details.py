@@ -148,7 +148,7 @@ def settings_section(record: RunRecord) -> dict[str, Any]:
     loaders = [{
         "title": f"DataLoader {d.loader_id}" + (" (training)" if d.used_in_training else ""),
         "dataset": d.dataset_type + (f" ({display.count(d.dataset_len)} items)" if d.dataset_len is not None else ""),
-        "created": describe_site(d.created_at) or "",
+        "created": describe_site(d.built_at or d.created_at) or "",
         "rows": [
             ("batch size", display.count(d.batch_size)), ("num_workers", str(d.num_workers)),
             ("pin_memory", display.yes_no(d.pin_memory)), ("persistent_workers", display.yes_no(d.persistent_workers)),
@@ -174,6 +174,8 @@ def settings_section(record: RunRecord) -> dict[str, Any]:
     if s.autocast_forwards:
         amp = f"yes: {display.count(s.autocast_forwards)} forwards under autocast({s.autocast_device or '?'}, {s.autocast_dtype or '?'})"
     flags = [
+        ("Framework running the loop", _framework_text(s)),
+        ("Training loop at", describe_site(s.loop_at) or display.UNKNOWN),
         ("Devices used", ", ".join(s.devices_used) or display.UNKNOWN),
         ("Mixed precision (AMP)", amp), ("GradScaler", display.yes_no(s.grad_scaler_used)),
         ("torch.compile", "yes" + (f" ({s.compile_graphs} graphs, {s.compile_recompiles} recompiles)"
@@ -196,6 +198,18 @@ def settings_section(record: RunRecord) -> dict[str, Any]:
     ]
     return {"loaders": loaders, "optimizers": optimizers, "schedulers": schedulers, "models": models,
             "flags": flags, "env_flags": sorted(s.env_flags.items())}
+
+
+def _framework_text(s) -> str:
+    fw = s.framework
+    if fw is None:
+        return display.UNKNOWN
+    if not fw.name:
+        return "none: the script's own loop"
+    text = fw.name + (f" {fw.version}" if fw.version else "")
+    if fw.config_call and fw.config_at:
+        text += f" ({fw.config_call}(...) at {describe_site(fw.config_at)})"
+    return text
 
 
 # The device's step, in the order the overview shows it: what the GPU did, then why it idled.
