@@ -40,6 +40,7 @@ _PASSES = 40
 _LABEL_PASSES = 6
 _DRILL_SHARE = 0.5  # a user function holding this share of the loop's time is opened up
 _MAX_PARTS = 12
+_NEGLIGIBLE = 1e-7  # seconds
 _LOOP, _DATA, _PROBE = "loop", "data", "probe"
 _PHASES = ("data", "model", "backward", "optimizer", "h2d")
 _CREATION = frozenset({"tensor", "as_tensor", "randn", "rand", "randint", "randperm", "zeros", "ones", "full",
@@ -392,8 +393,8 @@ def _parts(charged: dict[tuple, list[float]], is_user: Callable[[str], bool], fr
            categorize: Optional[Callable[[str, str], str]] = None) -> list[TimePart]:
     parts = []
     for label, (seconds, ops, calls) in charged.items():
-        if seconds <= 0:
-            continue
+        if seconds <= _NEGLIGIBLE:
+            continue  # a share of a share of a microsecond: rounding, not a part
         if label[0] == "framework":
             parts.append(TimePart(label=f"{label[1]} ({framework})", owner="framework", area=label[1],
                                   seconds=seconds, op_seconds=ops))

@@ -61,6 +61,15 @@ def ops_section(record: RunRecord) -> dict[str, Any]:
 _TRAINPROBE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
+def _caller(caller: str, roots: Sequence[str]) -> str:
+    """A part's caller, "name() /path/file.py:12", as "name() at file.py:12"."""
+    if not caller:
+        return ""
+    name, _, site = caller.rpartition(" ")
+    path, _, line = site.rpartition(":")
+    return f"{name} at {_where(path, int(line), roots)}" if line.isdigit() and path else caller
+
+
 def _where(path: str, line: int, roots: Sequence[str]) -> str:
     """A short location: relative to the script's folder, the working folder or the library root;
     in a notebook, its cell (``cell 6, line 4``)."""
@@ -88,7 +97,15 @@ def hotspots_section(record: RunRecord) -> dict[str, Any]:
                  "self_share": display.share(fn.self_time / window) if window else display.UNKNOWN,
                  "category": fn.category or "", "user": fn.user_code} for fn in funcs]
     cats = sorted(h.worker_categories.items(), key=lambda kv: -kv[1])
+
+    def parts(items, total):
+        return [{"label": p.label, "share": display.share(p.seconds / total) if total else display.UNKNOWN,
+                 "seconds": display.seconds(p.seconds), "ops": display.share(p.op_seconds / p.seconds) if p.seconds else "",
+                 "caller": _caller(p.caller, roots), "owner": p.owner} for p in items]
+    phase = h.phase_seconds
     return {
+        "loop_parts": parts(h.loop_parts, phase.get("loop")),
+        "data_parts": parts(h.data_parts, phase.get("data")),
         "available": h.availability.available,
         "reason": bare_reason(h.availability.reason or "the cProfile window did not run"),
         "window": display.seconds(h.window), "steps": h.steps, "worker_window": display.seconds(h.worker_window),
