@@ -64,6 +64,13 @@ SCRIPT = textwrap.dedent('''\
         return y
 
 
+    def crunch(n):
+        total = 0
+        for i in range(n):
+            total += i % 7
+        return len(str(total))
+
+
     def plain_loop(model, steps, window, spread):
         loader, bar = iter(DataLoader(Texts(), batch_size=4)), Bar()
         for i in range(steps):
@@ -71,7 +78,9 @@ SCRIPT = textwrap.dedent('''\
                 window.enable()
             x = next(loader)
             noise = torch.randn(4, 8)
-            if spread:
+            if spread == "own":
+                crunch(60000)
+            elif spread:
                 model(add_noise(x + noise))
                 bar.set_postfix(20000)
                 burn(20000)
@@ -129,7 +138,7 @@ def _profile(run) -> tuple[dict, float]:
     return pstats.Stats(window).stats, wall
 
 
-def _plain(program, spread: bool):
+def _plain(program, spread):
     modules, is_user = program
     train = modules["train"]
     model = train.torch.nn.Linear(8, 8)
@@ -160,6 +169,12 @@ def test_a_user_function_holding_most_of_the_loop_is_opened_up(program):
     assert "step()" not in labels  # not one opaque part: what it calls
     postfix = next(p for p in result.loop_parts if p.label == "set_postfix() (fakebar/__init__.py)")
     assert postfix.caller == f"step() {train.__file__}:{_line('def step(')}"
+
+
+def test_a_user_function_busy_in_its_own_code_stays_whole(program):
+    result, _ = _plain(program, spread="own")
+    top = result.loop_parts[0]
+    assert top.label == "crunch()" and top.seconds > 0.5 * sum(p.seconds for p in result.loop_parts)
 
 
 def test_the_datasets_tokenizer_is_named_with_its_caller(program):

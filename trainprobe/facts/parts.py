@@ -26,6 +26,8 @@ FACTS = {
                      "(self.log) (lightning)'); cProfile window, torch ops and syncs left out."),
     "loop_busiest_at": ("text", "Where it is: the script's function, or its line that made the call: "
                         "'file.py:line'."),
+    "loop_busiest_where": ("text", "The same as words: 'in train.py:12' for the script's function, 'called at "
+                           "train.py:40' for a call the script made."),
     "loop_busiest_share": ("share", "Its share of the loop's own Python time in the profiled steps."),
     "loop_dominated": ("bool", "One part holds at least half of the loop's own Python time (else it is spread "
                        "over several)."),
@@ -88,9 +90,11 @@ def _loop_facts(record: RunRecord) -> dict[str, object]:
     ranked = sorted(parts, key=_python, reverse=True)
     top = ranked[0]
     shares = [(p.label, _python(p) / total) for p in ranked if _python(p) / total >= _SHOWN_SHARE]
+    at = _part_at(top, record)
     out: dict[str, object] = {
         "loop_busiest": top.label,
-        "loop_busiest_at": _part_at(top, record),
+        "loop_busiest_at": at,
+        "loop_busiest_where": None if at is None else (f"in {at}" if top.owner in ("user", "loop") else f"called at {at}"),
         "loop_busiest_share": _python(top) / total,
         "loop_dominated": _python(top) / total >= _DOMINATES,
         "loop_parts": _share_text(shares),

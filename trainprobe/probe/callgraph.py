@@ -434,17 +434,28 @@ def _kind(key: Key, caller: Optional[Key], categorize: Callable[[str, str], str]
     return kind
 
 
+def _top(charged: dict[tuple, list[float]]) -> Optional[tuple]:
+    return max(charged, key=lambda label: charged[label][0], default=None)
+
+
 def _loop_parts(graph: _Graph, contexts: dict, is_user, framework: _Framework, residual: float
                 ) -> list[TimePart]:
+    """The loop's parts. A user function holding most of the loop's time is opened up into its own lines
+    and its calls, so that a wrapper (a step() that does everything) is not named as the cause; when its
+    own lines are still the largest part, the function itself is the cause and stays whole."""
     drivers: set = set()
+    charged = _Labels(graph, contexts, _LOOP, is_user, framework, drivers).run()
     for _ in range(4):
-        charged = _Labels(graph, contexts, _LOOP, is_user, framework, drivers).run()
-        parts = _parts(charged, is_user, framework.name)
-        total = sum(p.seconds for p in parts) + residual
-        top = next((label for label, row in sorted(charged.items(), key=lambda kv: -kv[1][0])), None)
-        if top is None or top[0] != "user" or charged[top][0] < _DRILL_SHARE * total or top[1] in drivers:
+        total = sum(row[0] for row in charged.values()) + residual
+        top = _top(charged)
+        if top is None or top[0] != "user" or charged[top][0] < _DRILL_SHARE * total:
             break
-        drivers.add(top[1])  # one user function holds most of the loop: open it up
+        opened = _Labels(graph, contexts, _LOOP, is_user, framework, drivers | {top[1]}).run()
+        if _top(opened) == ("own", top[1]):
+            break  # its own code is the time: name it whole
+        drivers.add(top[1])
+        charged = opened
+    parts = _parts(charged, is_user, framework.name)
     if residual > 0:
         parts.append(TimePart(label="own lines of the loop", owner="loop", seconds=residual))
         parts.sort(key=lambda p: p.seconds, reverse=True)
