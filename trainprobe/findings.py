@@ -164,6 +164,8 @@ class Finding(JsonMixin):
     advice: str  # the action
     snippet: str = ""  # code for the user's case
     evidence: tuple[Evidence, ...] = ()
+    changes_at: str = ""  # the line the fix changes, "file.py:line", as a linter names it ("" when unknown)
+    framework: str = ""  # the framework whose terms the advice uses (a rule's [framework.NAME]); "" plain PyTorch
     gain: Gain = field(default_factory=Gain)
     docs: RuleDocs = field(default_factory=RuleDocs)
     fix_id: Optional[str] = None  # what-if fix that can be injected at run time

@@ -163,16 +163,35 @@ def _item_cpu(calls: float) -> RunRecord:
                          sync_calls={"item/tolist": calls, "item/tolist (optimizer)": 8.0})
 
 
-def _creations(rec: RunRecord, per_step: float, copies: float) -> RunRecord:
-    """``per_step`` torch.tensor(...) calls seen on the CPU; ``copies`` H2D copies, the
-    ones beyond the batch's two from pageable memory (noise and weights made on the CPU)."""
-    from trainprobe.record import OpStat
+def _creations(rec: RunRecord, per_step: float, copies: float, context: str = "loop") -> RunRecord:
+    """``per_step`` torch.randn(...) calls on the CPU, made by the loop's own code at train.py:57 (or by
+    the dataset's __getitem__: ``context="data"``); ``copies`` H2D copies, the ones beyond the batch's two
+    from pageable memory (noise and weights made on the CPU)."""
+    from trainprobe.record import CreationSite, OpStat
     ops = (OpStat(name="aten::lift_fresh", calls=int(per_step * 5), self_cpu=1e-4),) \
         if per_step else ()
     extra = max(0.0, copies - 2) * 256 * 3 * 32 * 32 * 4  # float32 noise the batch's size
-    return with_profiler(rec, top_cpu_ops=ops, h2d_copies_per_step=copies,
-                         h2d_pageable_bytes_per_step=extra,
-                         h2d_bytes_per_step=(rec.profiler.h2d_bytes_per_step or 0) + extra)
+    rec = with_profiler(rec, top_cpu_ops=ops, h2d_copies_per_step=copies,
+                        h2d_pageable_bytes_per_step=extra,
+                        h2d_bytes_per_step=(rec.profiler.h2d_bytes_per_step or 0) + extra)
+    sites = (CreationSite(function="torch.randn", at="/work/train.py:57",
+                          caller="__getitem__" if context == "data" else "train", calls=int(per_step * 10),
+                          context=context, on_device=False),) if per_step else ()
+    return with_hotspots(rec, steps=10, window=0.5, creations=sites, phase_seconds={"loop": 0.02, "model": 0.3})
+
+
+def _tokenizing(kind: str) -> RunRecord:
+    """The CPU run with num_workers=0 and 30% of its step waiting for batches, 80% of whose making went to
+    ``kind`` work in the dataset's __getitem__ (a tokenizer: "tokenize")."""
+    from trainprobe.record import TimePart
+    rec = with_loader(with_steps(cpu_record(), data_wait=0.05), num_workers=0, persistent_workers=False,
+                      prefetch_factor=None, dataset_type="__main__.Reviews")
+    parts = (TimePart(label="__call__() (transformers/tokenization_utils_base.py)", function="__call__",
+                      file="/site-packages/transformers/tokenization_utils_base.py", line=2800,
+                      caller="__getitem__() /work/train.py:44", owner="library", area=kind, seconds=0.4, calls=640),
+             TimePart(label="default_collate() (torch/utils/data/_utils/collate.py)", function="default_collate",
+                      owner="torch", area="collate", seconds=0.1, calls=10))
+    return with_hotspots(rec, steps=10, window=1.5, data_parts=parts, phase_seconds={"data": 0.5, "model": 1.0})
 
 
 def _oversubscribed(main_wait: float, worker_cpu: float = 55.0, worker_wait: float = 0.3) -> RunRecord:
@@ -376,6 +395,7 @@ CASES: dict[str, RuleCase] = {
         lambda: with_steps(_creations(gpu_record(), 1, 4), h2d=0.004),
         lambda: with_steps(_creations(gpu_record(), 1, 2), h2d=0.004),
         "warning"),
+    "input-tokenize-bound": RuleCase(lambda: _tokenizing("tokenize"), lambda: _tokenizing("python"), "warning"),
     "cpu-oversubscription": RuleCase(lambda: _oversubscribed(0.9), _thread_arithmetic_alone, "warning"),
     "outside-cpu-load": RuleCase(lambda: _outside_load(1.0, 0.4), lambda: _outside_load(0.1, 0.02), "warning"),
     "debug-api-enabled": RuleCase(lambda: _anomaly(True), lambda: _anomaly(False), "warning"),

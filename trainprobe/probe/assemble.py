@@ -202,7 +202,10 @@ def assemble_record(
     workers = read_worker_stats(out_dir, lines)
     hotspots = Hotspots()
     if final:
-        hotspots = summarize_hotspots(out_dir, child.python_window, user_dirs)
+        framework = child.settings.framework if child.settings is not None else None
+        hotspots = summarize_hotspots(out_dir, child.python_window, user_dirs,
+                                      framework.name if framework is not None else "",
+                                      child.settings.loop_at if child.settings is not None else None)
         profiled = sum(float(d.get("profiled_seconds") or 0.0) for d in lines)
         hotspots = dataclasses.replace(hotspots, worker_window=profiled)
     notes = list(extra_notes) + child.notes

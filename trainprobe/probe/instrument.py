@@ -15,6 +15,10 @@ Hooks, all read-only unless a what-if fix asks otherwise:
   counted.
 * ``Tensor.to``/``Tensor.cuda`` (only when CUDA is available): host-to-device
   copies.
+* the constructors of DataLoader, optimizers, LR schedulers and modules, and
+  argparse's ``parse_known_args``: where the script built each object and which
+  command-line options it has; at the first optimizer step, the frames on the
+  stack name the framework that drives the loop (probe/sites.py).
 
 Every hook returns at once while ``torch.compile`` traces, or Dynamo would
 trace our Python state and recompile every step. Asking
@@ -25,6 +29,8 @@ only once the script has called ``torch.compile``, ``Module.compile`` or
 
 from __future__ import annotations
 
+import argparse
+import os
 import sys
 import time
 import weakref
@@ -48,6 +54,7 @@ from .memory import DeviceMemoryReader, memory_limit
 from .peak import measure_peak
 from .profsummary import summarize_profile
 from .settings import Registry, read_settings
+from .sites import UserCode, detect_framework
 from .windows import ProfilerWindow, PythonWindow
 from .workers import WorkerInit, flush_stats
 
@@ -143,7 +150,7 @@ class Instrumentation:
     def __init__(self, config: ChildConfig, sink: EventSink) -> None:
         self.config = config
         self.sink = sink
-        self.reg = Registry()
+        self.reg = Registry(UserCode(_user_dirs(config)))
         self.clock = StepClock(
             config.plan, config.t0, sink.emit, on_window=self._on_window, on_stop_swallowed=self._stop_swallowed,
             emit_step=self._emit_step,
@@ -192,6 +199,7 @@ class Instrumentation:
         self._handles.append(register_optimizer_step_post_hook(self._optimizer_post))
         self._install_counters()
         self._install_debug_timing()
+        self._install_sites()
         if self.cuda_available:
             self._install_copies()
 
@@ -275,6 +283,8 @@ class Instrumentation:
             if instr.tracing_possible and _is_compiling():
                 return original(*args, **kwargs)
             clock = instr.clock
+            if instr.reg.loop_at is None and instr.reg.framework is None:
+                instr._read_loop(sys._getframe(1))
             if instr.plugin is not None:
                 instr.plugin.before_backward(args[0] if args else kwargs.get("tensors"))
             clock.enter("backward")
@@ -356,6 +366,29 @@ class Instrumentation:
                 return original_export(*args, **kwargs)
 
             self._patch(export_module, "export", export)
+
+    def _install_sites(self) -> None:
+        """Note where the script builds its loaders, optimizers, schedulers and modules (once per object),
+        and the command-line options it parses."""
+        from torch.optim import lr_scheduler
+
+        sites = self.reg.sites
+        for cls in (DataLoader, torch.optim.Optimizer, lr_scheduler.LRScheduler, lr_scheduler.ReduceLROnPlateau,
+                    torch.nn.Module):
+            if "__init__" in vars(cls):
+                self._patch(cls, "__init__", sites.wrap_init(cls))
+        self._patch(argparse.ArgumentParser, "parse_known_args",
+                    self.reg.flags.wrap(argparse.ArgumentParser.parse_known_args))
+
+    def _read_loop(self, frame: Any) -> None:
+        """The framework that drives the loop and the loop's line, from the frames at its first update."""
+        reg = self.reg
+        try:
+            built = [e.built[1] for e in reg.loaders.values()] + [e.built[1] for e in reg.models.values()]
+            reg.framework, reg.loop_at = detect_framework(frame, reg.sites.is_user, tuple(built))
+        except Exception as exc:  # pylint: disable=broad-except  # a framework we cannot read: advice stays plain
+            self.sink.emit("note", text=f"could not tell which framework runs the loop: {exc}")
+            reg.framework = None
 
     def _install_debug_timing(self) -> None:
         """Time anomaly mode's stack capture as the step's ``debug`` part.
@@ -504,6 +537,8 @@ class Instrumentation:
             self.plugin.before_optimizer_step(optimizer)
         if self.census is not None:
             self.census.before_optimizer_step(optimizer)
+        if self.reg.loop_at is None and self.reg.framework is None:
+            self._read_loop(sys._getframe(1))
         self.clock.note_lr(_learning_rate(optimizer))
         self.clock.enter("optimizer")
         return _with_timed_closure(self.clock, args, kwargs)
@@ -726,6 +761,13 @@ class Instrumentation:
             plugin.finish()
         finally:
             plugin.uninstall()
+
+
+def _user_dirs(config: ChildConfig) -> tuple[str, ...]:
+    """The script's folder and the working folder: the user's code (as the parent's hotspots read it)."""
+    argv = config.argv
+    script = argv[0] if argv and argv[0] != "-m" else None
+    return tuple(d for d in (os.path.dirname(os.path.abspath(script)) if script else None, os.getcwd()) if d)
 
 
 def _torch_env() -> dict[str, Any]:
