@@ -330,13 +330,16 @@ def test_the_error_names_the_exact_line(tmp_path):
 
 # --- how firmly the steps support the verdict ---------------------------------------------------
 
-def _waits(waits):
+def _waits(waits, warmup=None):
     """The CPU record with one steady step per value of ``waits`` (seconds waiting for data); its math
-    runs on one thread, so workers on the other cores take nothing from it."""
+    runs on one thread, so workers on the other cores take nothing from it. ``warmup``: keep only its
+    first that many warm-up steps (a short run: its warm-up steps after the first count as steady)."""
     record = with_loader(with_env(cpu_record(), usable_cores=4, logical_cores=4), num_workers=0)
     record = with_settings(record, torch_threads=1)
     steady = [s for s in record.steps if s.phase == "steady"]
     rest = [s for s in record.steps if s.phase != "steady"]
+    if warmup is not None:
+        rest = [s for s in rest if s.phase != "warmup"] + [s for s in rest if s.phase == "warmup"][:warmup]
     steps = []
     for i, wait in enumerate(waits):
         s = steady[i % len(steady)]
@@ -362,21 +365,77 @@ def test_a_verdict_that_rests_on_a_few_steps_near_a_threshold_is_borderline():
     assert v.share_low < v.share_high
 
 
-def test_too_few_steady_steps_are_not_resampled():
-    result = diagnose(_waits([0.12] * 3))
-    assert result.verdict.agreement is None
+def test_fewer_than_the_fewest_steps_are_not_resampled():
+    result = diagnose(_waits([0.12] * 2, warmup=1))
+    assert result.verdict.agreement is None and result.verdict.category == "unknown"
 
 
 def test_too_few_steady_steps_give_no_verdict_and_say_what_would_give_more():
-    record = _waits([0.5] * 3)
+    record = _waits([0.5] * 2, warmup=1)
     result = diagnose(record)
     assert result.verdict.category == "unknown" and result.verdict.breakdown == {}
-    assert result.verdict.headline.startswith("Not enough steady steps to judge where the time goes: 3 measured")
+    assert result.verdict.headline.startswith(
+        "Not enough steps to judge where the time goes: 2 measured after warm-up, and at least 3 are needed")
     assert all(BY_RULE[f.id].without_steps for f in result.findings)
-    slow = diagnose(with_outcome(_waits([3.0] * 3), status="stopped"))
+    slow = diagnose(with_outcome(_waits([3.0] * 2, warmup=1), status="stopped"))
     assert "--max-seconds" in slow.verdict.headline
-    ended = diagnose(with_outcome(_waits([0.5] * 3), status="completed"))
-    assert "The script ended after" in ended.verdict.headline
+    ended = diagnose(with_outcome(_waits([0.5] * 2, warmup=1), status="completed"))
+    assert "The script ended by itself after 3 training steps: give it at least 6 (more data, more epochs" \
+        in ended.verdict.headline
+
+
+def test_a_short_run_whose_verdict_is_decisive_gets_it_and_says_what_it_rests_on():
+    """Three steps that each wait as long as they work: every resample of them is input-bound."""
+    result = diagnose(_waits([0.12] * 3, warmup=1))
+    v = result.verdict
+    assert v.category == "input" and v.agreement >= 0.95 and v.breakdown
+    assert "Judged from a short run: 3 measured after warm-up; the verdict held on every resample of them." \
+        in v.headline
+    assert v.primary_finding in {f.id for f in result.findings}
+
+
+def test_a_short_run_whose_verdict_is_not_decisive_gets_none_and_says_what_would_give_enough():
+    """One of four steps waits long: whether the run is input-bound depends on how often a resample
+    draws it, so four steps cannot settle it."""
+    result = diagnose(with_outcome(_waits([0.0, 0.0, 0.0, 0.3], warmup=1), status="completed"))
+    v = result.verdict
+    assert v.category == "unknown" and v.breakdown == {} and v.agreement is None
+    assert v.headline.startswith("Too few steps to settle where the time goes: 4 measured after warm-up, and "
+                                 "resamples of them came out ")
+    assert "The script ended by itself after 5 training steps: give it at least 6" in v.headline
+    # A finding that reads the steps stands only when DECISIVE of the resamples fire it: the wait is
+    # not one of them (a finding on the samplers' series, the same in every resample, may be).
+    assert not any(f.category == "input" for f in result.findings), [f.id for f in result.findings]
+
+
+def test_a_run_too_short_for_a_separate_warm_up_counts_its_warm_up_steps_after_the_first_and_says_so():
+    """A script of five iterations ends while trainprobe is still warming up (a GAN's five batches):
+    its steps after the first are measured steps, not 'no training step'."""
+    record = _waits([], warmup=None)
+    warm = [s for s in record.steps if s.phase == "warmup"][:1]
+    later = [replace(warm[0], index=i, epoch_start=False, data_wait=0.12, duration=warm[0].duration + 0.12)
+             for i in range(1, 5)]
+    record = with_outcome(replace(record, steps=tuple(warm + later)), status="completed")
+    record = replace(record, steps=tuple(replace(s, phase="warmup") for s in record.steps))
+    result = diagnose(record)
+    values = result.fact_values()
+    assert values["steady_steps"] == 4 and values["steady_from_warmup"] == 4
+    assert "never called backward" not in result.verdict.headline
+    assert result.verdict.category == "input"
+    assert "4 measured, 4 of them warm-up steps after the first, counted because the run was too short for a " \
+           "separate warm-up" in result.verdict.headline
+    # A warm-up step that paid a one-off cost (a recompilation) is not counted.
+    slow = replace(record, steps=record.steps[:2] + (replace(record.steps[2], duration=10.0),) + record.steps[3:])
+    assert diagnose(slow).fact_values()["steady_steps"] == 3
+
+
+def test_steps_that_are_all_warm_up_and_too_few_never_read_as_no_step():
+    record = with_outcome(_waits([], warmup=3), status="completed")
+    record = replace(record, steps=record.steps[:2])
+    result = diagnose(record)
+    assert result.verdict.category == "unknown"
+    assert result.verdict.headline.startswith("Not enough steps to judge where the time goes: 1 measured, 1 of them ")
+    assert "give it at least 6" in result.verdict.headline
 
 
 BY_RULE = {r.id: r for r in load_rules()[0]}

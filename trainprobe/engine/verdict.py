@@ -36,7 +36,8 @@ from typing import Optional
 
 from ..findings import CATEGORIES, SEVERITIES, Finding, Verdict
 from .. import display
-from ..facts.window import MIN_STEADY_STEPS, enough_steps
+from .stability import DECISIVE
+from ..facts.window import FEWEST_STEPS, MIN_STEADY_STEPS, enough_steps, firm_steps
 
 __all__ = ["breakdown", "rank_findings", "make_verdict", "with_stability"]
 
@@ -140,9 +141,8 @@ def _no_steps_headline(facts: dict[str, object]) -> str:
                 "next. Record it with torch.profiler.profile(schedule=...) and call prof.step() once per training "
                 "step; the kernels and ops it holds are listed below.")
     status = facts.get("outcome_status") or "unknown"
-    steady = facts.get("steady_steps") or 0
-    if steady or (facts.get("steps_recorded") or 0) > (facts.get("warmup_steps") or 0):
-        return _thin_headline(facts, steady)
+    if _training_steps(facts):  # steps were recorded: too few to judge, never "no step"
+        return _thin_headline(facts, facts.get("steady_steps") or 0)
     if facts.get("oom"):
         return "No training step was measured: the run ran out of memory before its first step."
     if status == "not_started":
@@ -153,17 +153,38 @@ def _no_steps_headline(facts: dict[str, object]) -> str:
             "optimizer.step() on a model trainprobe could see.")
 
 
+def _training_steps(facts: dict[str, object]) -> int:
+    return int(_f(facts, "steps_recorded") - _f(facts, "validation_steps"))
+
+
 def _thin_headline(facts: dict[str, object], steady: object) -> str:
     """Steps were measured, but too few to judge from: say how many, and what would give more."""
-    text = (f"Not enough steady steps to judge where the time goes: {steady} measured after warm-up, "
-            f"and at least {MIN_STEADY_STEPS} are needed.")
+    return (f"Not enough steps to judge where the time goes: {_counted(facts, steady)}, and at least "
+            f"{FEWEST_STEPS} are needed ({MIN_STEADY_STEPS} to settle a close call).{_what_gives_enough(facts)}")
+
+
+def _counted(facts: dict[str, object], steady: object) -> str:
+    """How many steps the verdict rests on, and how many of them came from the warm-up."""
+    borrowed = int(_f(facts, "steady_from_warmup"))
+    if borrowed:
+        return (f"{steady} measured, {borrowed} of them warm-up steps after the first, counted because the run "
+                f"was too short for a separate warm-up")
+    return f"{steady} measured after warm-up"
+
+
+def _what_gives_enough(facts: dict[str, object]) -> str:
+    """Exactly what would give enough steps: the script's own length, or trainprobe's limits."""
     step = facts.get("step_time") or facts.get("warmup_step_time")
+    warmup = int(_f(facts, "warmup_steps"))
+    fewer_warmup = (" or count only the first step as warm-up with --warmup-steps 1"
+                    if warmup > 1 and not facts.get("steady_from_warmup") else "")
     if facts.get("outcome_status") == "completed":
-        return text + f" The script ended after {facts.get('steps_recorded')} steps; give it more steps (more data or epochs)."
+        return (f" The script ended by itself after {_training_steps(facts)} training steps: give it at least "
+                f"{MIN_STEADY_STEPS + 1} (more data, more epochs or more iterations){fewer_warmup}.")
     if isinstance(step, (int, float)) and step >= 2.0:
-        return text + (f" Its steps take about {display.seconds(step)}: allow more time with --max-seconds "
-                       f"(about {int(step * 20)} s) or fewer warm-up steps with --warmup-steps.")
-    return text
+        return (f" Its steps take about {display.seconds(step)}: allow more time with --max-seconds "
+                f"(about {int(step * 20)} s){fewer_warmup}.")
+    return f" Let it run longer{fewer_warmup}." if fewer_warmup else ""
 
 
 def _compute_headline(facts: dict[str, object]) -> str:
@@ -249,19 +270,45 @@ def make_verdict(facts: dict[str, object], ranked: list[Finding]) -> Verdict:
     return Verdict(category="compute", headline=headline, **common)
 
 
-def with_stability(verdict: Verdict, stability) -> Verdict:  # stability: Optional[engine.stability.Stability]
-    """The verdict with how firmly the steps support it; a borderline one says so in its headline."""
+def with_stability(verdict: Verdict, stability, facts: Optional[dict[str, object]] = None) -> Verdict:
+    """The verdict with how firmly the steps support it; a borderline one says so in its headline.
+
+    From fewer than MIN_STEADY_STEPS steps (a short run, ``facts`` given) the verdict stands only when
+    it is decisive (engine/stability.py: DECISIVE of the resamples reach it), and says how many steps
+    it rests on; otherwise there is no verdict, and the headline says what would give enough steps."""
     if stability is None:
         return verdict
     out = replace(verdict, agreement=stability.agreement, alternative=stability.alternative,
                   share_low=stability.share_low, share_high=stability.share_high)
+    if facts is not None and not firm_steps(facts):
+        return _short_run(out, stability, facts)
     if out.borderline and stability.alternative:
         label = _LABEL.get(stability.alternative, stability.alternative)
         out = replace(out, headline=(
             f"Borderline: {out.headline} On resamples of the measured steps this verdict came out "
             f"{display.share(stability.agreement)} of the time and {label} most of the rest: measure "
             "longer (--window) or on a quieter machine to settle it."))
+    if facts is not None and facts.get("steady_from_warmup"):
+        out = replace(out, headline=f"{out.headline} Judged from {_counted(facts, facts.get('steady_steps'))}.")
     return out
+
+
+def _short_run(verdict: Verdict, stability, facts: dict[str, object]) -> Verdict:
+    steady = facts.get("steady_steps") or 0
+    if stability.agreement >= DECISIVE:
+        held = ("every resample of them" if stability.agreement >= 1
+                else f"{display.share(stability.agreement)} of resamples of them")
+        return replace(verdict, headline=(
+            f"{verdict.headline} Judged from a short run: {_counted(facts, steady)}; the verdict held on {held}."))
+    label = _LABEL.get(verdict.category, verdict.category)
+    other = _LABEL.get(stability.alternative, stability.alternative) if stability.alternative else "another"
+    return Verdict(
+        category="unknown", step_time=verdict.step_time, steps_per_second=verdict.steps_per_second,
+        samples_per_second=verdict.samples_per_second, breakdown={},
+        headline=(f"Too few steps to settle where the time goes: {_counted(facts, steady)}, and resamples of "
+                  f"them came out {label} {display.share(stability.agreement)} of the time and {other} most of "
+                  f"the rest (a verdict from fewer than {MIN_STEADY_STEPS} steps must hold on "
+                  f"{display.share(DECISIVE)} of them).{_what_gives_enough(facts)}"))
 
 
 _LABEL = {"input": "input-bound", "host": "host-bound", "launch": "launch-bound", "sync": "sync-bound",
