@@ -259,6 +259,76 @@ def test_ranking_by_gain_then_severity_infos_last():
     assert [f.id for f in ranked] == ["d", "c", "b", "e", "a"]
 
 
+def test_severity_follows_the_ranking_by_gain():
+    """A critical fix that recovers less than a warning above it reads as a warning: the list goes from
+    the most to the least worth doing. Findings without a time gain keep their severity."""
+    ranked = rank_findings([_finding("a", "info", 0.5), _finding("b", "warning", 0.01),
+                            _finding("c", "critical", 0.01), _finding("d", "warning", 0.2),
+                            _finding("e", "critical", None)])
+    assert [(f.id, f.severity) for f in ranked] == [
+        ("d", "warning"), ("c", "warning"), ("b", "warning"), ("e", "critical"), ("a", "info")]
+
+
+def test_a_fix_that_comes_after_another_is_listed_as_its_follow_up():
+    def after(f, lead):
+        return replace(f, after=lead, gain=replace(f.gain, text="about 2× faster steps"))
+
+    lead = _finding("workers", "warning", 0.02, "input")
+    other = _finding("other", "warning", 0.03)
+    follow = after(_finding("transforms", "warning", 0.05, "input"), "workers")
+    ranked = rank_findings([follow, other, lead])
+    assert [(f.id, f.severity, f.after) for f in ranked] == [
+        ("other", "warning", None), ("workers", "warning", None), ("transforms", "info", "workers")]
+    assert ranked[2].gain.text == "about 2× faster steps, estimated on its own; do it after “workers”"
+    assert rank_findings(ranked) == ranked  # ranking again (after the gains' intervals) changes nothing
+    # A lead that would not pay (info) leads nothing: the fix stands on its own, ranked by its gain.
+    alone = rank_findings([follow, other, replace(lead, severity="info")])
+    assert [(f.id, f.severity, f.after) for f in alone] == [
+        ("transforms", "warning", None), ("other", "warning", None), ("workers", "info", None)]
+
+
+def test_a_fix_too_small_to_pay_is_info_whatever_its_rule_says(tmp_path):
+    text = MINIMAL_RULE.format(id="tiny-fix", condition="true").replace(
+        'severity = "warning"', 'severity = "critical"').replace(
+        'advice = "Do less."', 'advice = "{{ \'not worth it\' if severity == \'info\' else \'do it\' }}"\n'
+                               'gain = "step_time * opt.share"').replace("max_step = 0.01", "share = 0.01")
+    write_rule(tmp_path, "tiny-fix", text=text)
+    rule = next(r for r in load_rules([tmp_path])[0] if r.id == "tiny-fix")
+    values = engine.diagnose(cpu_record()).fact_values()
+    small = engine.evaluate_rule(rule, values)
+    assert small.severity == "info" and small.advice == "not worth it"  # the template saw the severity shown
+    big = engine.evaluate_rule(replace(rule, options={"share": 0.2}), values)
+    assert big.severity == "critical" and big.advice == "do it"
+
+
+def test_a_severity_may_follow_the_gain(tmp_path):
+    text = MINIMAL_RULE.format(id="gain-severity", condition="true").replace(
+        "[options]", '[severity_when]\ncritical = "gain_seconds >= step_time * 0.5"\n\n[options]').replace(
+        'advice = "Do less."', 'advice = "Do less."\ngain = "step_time * opt.share"').replace(
+        "max_step = 0.01", "share = 0.6")
+    write_rule(tmp_path, "gain-severity", text=text)
+    rules, errors = load_rules([tmp_path])
+    assert errors == []
+    rule = next(r for r in rules if r.id == "gain-severity")
+    values = engine.diagnose(cpu_record()).fact_values()
+    assert engine.evaluate_rule(rule, values).severity == "critical"
+    assert engine.evaluate_rule(replace(rule, options={"share": 0.2}), values).severity == "warning"
+
+
+def test_a_class_that_holds_the_step_without_a_lead_finding_names_what_the_findings_below_say():
+    from trainprobe.engine.verdict import make_verdict
+
+    facts = {"steady_steps": 10, "step_time": 0.1, "data_wait_share": 0.9, "compute_share": 0.1,
+             "other_share": 0.0}
+    small = replace(_finding("slow-fix", "info", 0.002, "input"), gain=Gain(seconds_per_step=0.002, speedup=1.02,
+                                                                             base=0.1))
+    assert make_verdict(facts, [small]).headline == (
+        "90% of the step is spent waiting for data; the 1 finding below names its causes, but fixing it would "
+        "recover little of it here.")
+    assert make_verdict(facts, []).headline == (
+        "90% of the step is spent waiting for data, but no rule found a specific cause.")
+
+
 def test_verdict_of_a_clean_run_is_compute():
     for record in (gpu_record(), cpu_record()):
         verdict = diagnose(record).verdict

@@ -44,8 +44,8 @@ def diagnose(record: RunRecord, extra_rule_dirs: Sequence[Path] = ()) -> Diagnos
         verdict = make_verdict(values, ranked)
         firmness = stability(record, values, verdict, decide)
         verdict = with_stability(verdict, firmness, values)
-        if firmness is not None:
-            ranked = [with_gain_interval(f, firmness.gains.get(f.id)) for f in ranked]
+        if firmness is not None:  # the intervals rewrite the gains' texts: rank again to keep what ranking adds
+            ranked = rank_findings([with_gain_interval(f, firmness.gains.get(f.id)) for f in ranked])
         ranked = _decisive(ranked, rules, values, firmness, verdict)
     except Exception as exc:  # pylint: disable=broad-except  # the findings are still worth showing
         verdict = Verdict(category="unknown", headline=f"No verdict: {exc}")

@@ -36,6 +36,7 @@ from typing import Optional
 
 from ..findings import CATEGORIES, SEVERITIES, Finding, Verdict
 from .. import display
+from .evaluate import SIGNIFICANT_GAIN
 from .stability import DECISIVE
 from ..facts.window import FEWEST_STEPS, MIN_STEADY_STEPS, enough_steps, firm_steps
 
@@ -51,7 +52,7 @@ _SHARE_TEXT = {
 }
 
 _DOMINANT = 0.3  # a class this large names the verdict even without a finding
-_SIGNIFICANT = 0.05  # a finding must recover this share of the step to name the verdict
+_SIGNIFICANT = SIGNIFICANT_GAIN  # a finding must recover this share of the step to name the verdict
 
 
 def _f(facts: dict[str, object], name: str) -> float:
@@ -128,11 +129,46 @@ def _device_breakdown(facts: dict[str, object]) -> dict[str, float]:
 
 
 def rank_findings(findings: list[Finding]) -> list[Finding]:
-    """Warnings and criticals before infos; then by recoverable seconds per step, then severity."""
+    """Warnings and criticals before infos; then by recoverable seconds per step, then severity.
+
+    A fix that pays after another (its rule's ``after``) is that fix's follow-up when the other
+    leads (fires as a warning or worse): it is listed right after it, as info, and keeps ``after``;
+    otherwise it stands on its own (``after`` cleared). Severity then follows the order: a finding
+    with a time gain is no more severe than the one with a time gain ranked above it (a critical fix
+    that recovers less than a warning above it is a warning), so the list reads from the most to the
+    least worth doing. Findings without a time gain (an OOM, a setting, quality) keep their severity."""
     def key(f: Finding):
         return (f.severity == "info", -(f.gain.seconds_per_step or 0.0),
                 -SEVERITIES.index(f.severity), f.id)
-    return sorted(findings, key=key)
+    leads = {f.id: f for f in findings if f.severity != "info"}
+    follows = [_follow_up(f, leads[f.after]) for f in findings if f.after in leads]
+    ranked = sorted((replace(f, after=None) if f.after else f for f in findings if f.after not in leads),
+                    key=key)
+    pending = sorted(follows, key=key, reverse=True)  # each goes right after its lead: largest gain first
+    while pending:
+        placed = [f for f in pending if any(g.id == f.after for g in ranked)]
+        if not placed:  # leads that follow each other in a circle: keep them, in gain order
+            ranked += sorted(pending, key=key)
+            break
+        for f in placed:
+            ranked.insert(next(i for i, g in enumerate(ranked) if g.id == f.after) + 1, f)
+            pending.remove(f)
+    out, ceiling = [], None
+    for f in ranked:
+        if f.gain.seconds_per_step and not f.after:
+            if ceiling is not None and SEVERITIES.index(f.severity) > SEVERITIES.index(ceiling):
+                f = replace(f, severity=ceiling)
+            ceiling = f.severity
+        out.append(f)
+    return out
+
+
+def _follow_up(finding: Finding, lead: Finding) -> Finding:
+    """``finding`` as ``lead``'s follow-up: info, and its gain says it was estimated on its own."""
+    gain, note = finding.gain, f", estimated on its own; do it after “{lead.name}”"
+    if gain.text and not gain.text.endswith(note):  # ranking again (after the gains' intervals) adds it once
+        gain = replace(gain, text=gain.text + note)
+    return replace(finding, severity="info", gain=gain)
 
 
 def _no_steps_headline(facts: dict[str, object]) -> str:
@@ -260,14 +296,36 @@ def make_verdict(facts: dict[str, object], ranked: list[Finding]) -> Verdict:
                        **common)
     largest = max((c for c in split if c != "compute"), key=split.get, default=None)
     if largest and split[largest] >= _DOMINANT:
-        headline = (f"{display.share(split[largest])} of the step is {_SHARE_TEXT[largest]}, "
-                    f"but no rule found a specific cause.")
-        return Verdict(category=largest, headline=headline, **common)
+        headline = f"{display.share(split[largest])} of the step is {_SHARE_TEXT[largest]}"
+        return Verdict(category=largest, headline=headline + _causes(ranked, largest), **common)
     headline = _compute_headline(facts)
     minor = sum(1 for f in ranked if f.severity != "info")
     if minor:
         headline += f" See the {minor} smaller finding{'s' if minor > 1 else ''} below."
+    best = _best_speedup(ranked)
+    if best:
+        headline += f" The findings below could still make steps up to about {display.ratio(best)} faster."
     return Verdict(category="compute", headline=headline, **common)
+
+
+def _best_speedup(findings: list[Finding]) -> Optional[float]:
+    """The largest speed-up a finding promises, when it is worth saying (at least 1.05x)."""
+    best = max((f.gain.speedup or 0.0 for f in findings), default=0.0)
+    return best if best >= 1.05 else None
+
+
+def _causes(ranked: list[Finding], category: str) -> str:
+    """The end of a headline that names a class no finding leads: what the findings of that class
+    below it say, or that there are none. Never 'no cause' above findings that name one."""
+    related = [f for f in ranked if f.category == category]
+    if not related:
+        return ", but no rule found a specific cause."
+    best = _best_speedup(related)
+    which = f"{len(related)} finding{'s' if len(related) > 1 else ''} below"
+    if best:
+        return f"; the {which} name{'' if len(related) > 1 else 's'} its causes (up to about {display.ratio(best)} faster)."
+    return (f"; the {which} name{'' if len(related) > 1 else 's'} its causes, but fixing "
+            f"{'them' if len(related) > 1 else 'it'} would recover little of it here.")
 
 
 def with_stability(verdict: Verdict, stability, facts: Optional[dict[str, object]] = None) -> Verdict:
