@@ -199,12 +199,12 @@ def test_a_comparison_round_trips_through_json(tmp_path):
     assert Comparison.load(tmp_path / "comparison.json") == pair()
 
 
-def test_the_readme_shows_the_real_output_for_the_gallery_pair():
+def test_the_docs_show_the_real_output_for_the_gallery_pair():
     from pathlib import Path
 
     from trainprobe.compare import comparison_text
 
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    readme = (Path(__file__).resolve().parents[1] / "docs" / "compare.md").read_text(encoding="utf-8")
     text = comparison_text(pair(), gate(pair(), 10), Path("trainprobe-compare/compare.html"), color=False)
     assert text in readme
 
