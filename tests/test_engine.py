@@ -499,12 +499,25 @@ def test_a_run_too_short_for_a_separate_warm_up_counts_its_warm_up_steps_after_t
     assert diagnose(slow).fact_values()["steady_steps"] == 3
 
 
+def test_a_slow_speed_test_whose_warm_up_took_two_of_its_four_steps_is_judged_from_three():
+    """The issue's speed test: 4 batches, 2 of them warm-up, 2 measured after it: the second warm-up
+    step counts, and three steps that each wait as long as they work are decisive."""
+    record = with_outcome(_waits([0.12] * 2, warmup=2), status="completed")
+    result = diagnose(record)
+    values = result.fact_values()
+    assert values["steady_steps"] == 3 and values["steady_from_warmup"] == 1
+    assert result.verdict.category == "input"
+    assert ("Judged from a short run: 3 measured, 1 of them a warm-up step after the first, counted because the "
+            "run was too short for a separate warm-up") in result.verdict.headline
+
+
 def test_steps_that_are_all_warm_up_and_too_few_never_read_as_no_step():
     record = with_outcome(_waits([], warmup=3), status="completed")
     record = replace(record, steps=record.steps[:2])
     result = diagnose(record)
     assert result.verdict.category == "unknown"
-    assert result.verdict.headline.startswith("Not enough steps to judge where the time goes: 1 measured, 1 of them ")
+    assert result.verdict.headline.startswith("Not enough steps to judge where the time goes: 1 measured, 1 of them a "
+                                              "warm-up step after the first")
     assert "give it at least 6" in result.verdict.headline
 
 

@@ -203,7 +203,8 @@ def _counted(facts: dict[str, object], steady: object) -> str:
     """How many steps the verdict rests on, and how many of them came from the warm-up."""
     borrowed = int(_f(facts, "steady_from_warmup"))
     if borrowed:
-        return (f"{steady} measured, {borrowed} of them warm-up steps after the first, counted because the run "
+        which = "a warm-up step" if borrowed == 1 else "warm-up steps"
+        return (f"{steady} measured, {borrowed} of them {which} after the first, counted because the run "
                 f"was too short for a separate warm-up")
     return f"{steady} measured after warm-up"
 
