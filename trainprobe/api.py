@@ -354,7 +354,8 @@ def _run_again(target: Sequence[str], options, plan: WindowPlan, first, progress
     set_aside(Path(options.out_dir))
     second = run_probe(target, replace(options, plan=plan), progress)
     windows = ", ".join(f"{name} {count if on else 'none'}" for name, on, count in (
-        ("torch.profiler", plan.profiler, plan.profile_min_steps), ("cProfile", plan.cprofile, plan.cprofile_min_steps)))
+        ("torch.profiler", plan.profiler, plan.profile_min_steps),
+        ("cProfile", plan.cprofile, plan.cprofile_min_steps)))
     note = (f"the script ended after {steps} steps in a first run, {before} (its record is {FIRST_RUN}/run.json); "
             f"this is a second run with windows fitted to those steps: warm-up {plan.warmup_steps}, steady "
             f"{plan.steps}, {windows}")

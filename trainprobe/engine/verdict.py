@@ -25,8 +25,15 @@ that recovers at least 5% of the steady step, or of a communication warning
 (DataParallel) or critical memory finding (an OOM), which have no time share.
 Findings outside the steady steps (validation without no_grad) or about
 quality (no LR schedule) do not name it. Without such a finding, a class
-other than compute holding 30% of the step or more names it; otherwise
-compute, the good case ("the device is busy").
+other than compute holding 30% of the step or more names it, with what the
+findings of that class below say; otherwise compute, the good case ("the
+device is busy").
+
+The headline agrees with the findings under it (tests/test_findings_agree.py
+checks every recorded run): ranked by gain, a follow-up right after the fix it
+follows, severity falling down the list. From fewer than MIN_STEADY_STEPS
+steps the verdict stands only when it is decisive (``with_stability``), and
+says what it rests on.
 """
 
 from __future__ import annotations
@@ -321,12 +328,12 @@ def _causes(ranked: list[Finding], category: str) -> str:
     related = [f for f in ranked if f.category == category]
     if not related:
         return ", but no rule found a specific cause."
+    several = len(related) > 1
+    said = f"; the {len(related)} finding{'s' if several else ''} below name{'' if several else 's'} its causes"
     best = _best_speedup(related)
-    which = f"{len(related)} finding{'s' if len(related) > 1 else ''} below"
     if best:
-        return f"; the {which} name{'' if len(related) > 1 else 's'} its causes (up to about {display.ratio(best)} faster)."
-    return (f"; the {which} name{'' if len(related) > 1 else 's'} its causes, but fixing "
-            f"{'them' if len(related) > 1 else 'it'} would recover little of it here.")
+        return f"{said} (up to about {display.ratio(best)} faster)."
+    return f"{said}, but fixing {'them' if several else 'it'} would recover little of it here."
 
 
 def with_stability(verdict: Verdict, stability, facts: Optional[dict[str, object]] = None) -> Verdict:
