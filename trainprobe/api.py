@@ -359,7 +359,10 @@ def _run_again(target: Sequence[str], options, plan: WindowPlan, first, progress
     note = (f"the script ended after {steps} steps in a first run, {before} (its record is {FIRST_RUN}/run.json); "
             f"this is a second run with windows fitted to those steps: warm-up {plan.warmup_steps}, steady "
             f"{plan.steps}, {windows}")
-    record = replace(second.record, notes=(note,) + second.record.notes)
+    # What the first run saw that the second did not (how the script ended by itself: the second run is
+    # stopped by trainprobe once its windows are done) stays in the record.
+    earlier = tuple(f"in the first run, {n}" for n in first.record.notes if n not in second.record.notes)
+    record = replace(second.record, notes=(note,) + earlier + second.record.notes)
     try:
         record.save(second.record_path)
     except OSError:
