@@ -46,7 +46,7 @@ MODULES = sorted(set(SURFACE) | {
     "trainprobe.probe.events", "trainprobe.probe.settings", "trainprobe.probe.workers",
     "trainprobe.probe.samplers", "trainprobe.machine", "trainprobe.readiness", "trainprobe.probe.redact",
     "trainprobe.probe.sites", "trainprobe.probe.sourcelines", "trainprobe.probe.callgraph",
-    "trainprobe.interrupts",
+    "trainprobe.interrupts", "trainprobe.probe.frames",
     "trainprobe.trace.read", "trainprobe.trace.summarize", "trainprobe.trace.record", "trainprobe.trace.job",
     "trainprobe.trace.intervals", "trainprobe.trace.classify", "trainprobe.trace.collect",
     "trainprobe.trace.nesting", "trainprobe.trace.device", "trainprobe.trace.kinds", "trainprobe.trace.flops",

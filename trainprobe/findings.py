@@ -170,6 +170,9 @@ class Finding(JsonMixin):
     docs: RuleDocs = field(default_factory=RuleDocs)
     fix_id: Optional[str] = None  # what-if fix that can be injected at run time
     verification: Optional[Verification] = None
+    # The finding whose fix comes first, when this one is shown as its follow-up (engine/verdict.py
+    # rank_findings: a fix that pays after another is listed right after it, as info).
+    after: Optional[str] = None
     source: str = ""  # rule file the finding came from
 
 

@@ -14,11 +14,14 @@ __all__ = ["Rule", "EvidenceSpec", "Variant", "REQUIRED_KEYS", "OPTIONAL_KEYS", 
 REQUIRED_KEYS = ("id", "name", "category", "severity", "condition", "title", "message",
                  "advice", "docs")
 OPTIONAL_KEYS = ("snippet", "changes", "gain", "gain_base", "fix_id", "severity_when", "options", "evidence",
-                 "gpu_only", "without_steps", "framework")
+                 "gpu_only", "without_steps", "framework", "after")
 DOC_SECTIONS = ("what", "why", "evidence", "fix", "options", "references")
 
 # Names templates may use besides facts and options: the gain, once computed.
 TEMPLATE_NAMES = ("gain_seconds", "speedup", "severity")
+# Names severity_when may use besides facts and options: the gain is computed before the severity, so
+# that a fix's severity can follow what it recovers (engine/evaluate.py).
+SEVERITY_NAMES = ("gain_seconds", "speedup")
 
 # The frameworks a rule may write its fix for ([framework.NAME] tables), as the ``framework`` fact
 # names them; ``cli`` is a script's own command-line flags (timm's and torchvision's reference
@@ -68,6 +71,7 @@ class Rule:
     evidence: tuple[EvidenceSpec, ...] = ()
     gpu_only: bool = False  # never fires on a run that did not use CUDA
     without_steps: bool = False  # may fire on a run with no measured step (settings, OOM)
+    after: Optional[str] = None  # the rule whose fix comes first: when it leads, this one follows it
     line: int = 1  # line of the condition, for errors at evaluation time
     lines: dict[str, int] = field(default_factory=dict)  # line of each key (message, advice, ...) in its file
 

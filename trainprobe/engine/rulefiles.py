@@ -11,8 +11,8 @@ from ..findings import CATEGORIES, SEVERITIES, RuleDocs
 from ..facts import FACT_CATALOG
 from ..resources import rules_dir
 from .expr import RuleSyntaxError, compile_expression, compile_template
-from .rule import (DOC_SECTIONS, OPTIONAL_KEYS, REQUIRED_KEYS, TEMPLATE_NAMES, VARIANT_KEYS, VARIANTS,
-                   EvidenceSpec, Rule, Variant)
+from .rule import (DOC_SECTIONS, OPTIONAL_KEYS, REQUIRED_KEYS, SEVERITY_NAMES, TEMPLATE_NAMES, VARIANT_KEYS,
+                   VARIANTS, EvidenceSpec, Rule, Variant)
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -78,11 +78,11 @@ class _Builder:
             self.fail(f"{key} must be a string", key, table)
         return value
 
-    def expression(self, key: str, source: Any, table: Optional[str] = None):
+    def expression(self, key: str, source: Any, table: Optional[str] = None, names: tuple[str, ...] = ()):
         if not isinstance(source, str):
             self.fail(f"{key} must be a string holding an expression", key, table)
         try:
-            return compile_expression(source, self.facts, self.options)
+            return compile_expression(source, self.facts + names, self.options)
         except RuleSyntaxError as exc:
             self.fail(f"{key}: {exc}", key, table)
         return None
@@ -175,12 +175,20 @@ class _Builder:
         for severity in reversed(SEVERITIES):  # critical first
             if severity in table:
                 out.append((severity, self.expression(severity, table[severity],
-                                                      "severity_when")))
+                                                      "severity_when", SEVERITY_NAMES)))
         unknown = set(table) - set(SEVERITIES)
         if unknown:
             self.fail(f"severity_when: unknown severity {sorted(unknown)[0]!r}",
                       sorted(unknown)[0], "severity_when")
         return tuple(out)
+
+    def after(self) -> Optional[str]:
+        value = self.data.get("after")
+        if value is None:
+            return None
+        if not isinstance(value, str) or not _ID.match(value) or value == self.data.get("id"):
+            self.fail("after must name another rule's id (the rule whose fix comes first)", "after")
+        return value
 
     def evidence(self) -> tuple[EvidenceSpec, ...]:
         items = self.data.get("evidence", [])
@@ -234,7 +242,8 @@ class _Builder:
             fix_id=self.template("fix_id") if d.get("fix_id") else None, severity_when=self.severity_when(),
             options=dict(self.options), evidence=self.evidence(),
             gpu_only=bool(d.get("gpu_only", False)),
-            without_steps=bool(d.get("without_steps", False)), line=_key_line(self.text, "condition"),
+            without_steps=bool(d.get("without_steps", False)), after=self.after(),
+            line=_key_line(self.text, "condition"),
             lines=self.key_lines(),
         )
 

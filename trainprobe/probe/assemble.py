@@ -167,7 +167,7 @@ def _step_noise_note(steps: list[Step]) -> Optional[str]:
     median = statistics.median(steady)
     if median <= 0:
         return None
-    q = statistics.quantiles(steady, n=10)
+    q = statistics.quantiles(steady, n=10, method="inclusive")  # "exclusive" extrapolates below the fastest step
     spread = (q[-1] - q[0]) / median
     if spread > 1.0:
         return (f"step times varied a lot in the measured window (p10 {q[0]*1e3:.1f} ms, p90 {q[-1]*1e3:.1f} ms, "

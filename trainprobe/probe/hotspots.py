@@ -13,6 +13,7 @@ from typing import Iterable, Optional
 from ..record import Availability, FuncStat, Hotspots
 from .callgraph import analyze
 from .sites import UserCode
+from .frames import is_trainprobe
 
 __all__ = ["summarize_hotspots", "categorize"]
 
@@ -58,15 +59,14 @@ def categorize(path: str, function: str) -> str:
 
 # trainprobe's own wrappers (DataLoader, backward, fetch) sit between the script and torch;
 # when trainprobe lives in a checkout beside the script they would pass for the user's code.
-_OWN_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
 def _is_user(path: str, user_dirs: tuple[str, ...]) -> bool:
     if not path or path == "~" or path.startswith("<") or "site-packages" in path or "/lib/python" in path:
         return False
-    full = os.path.abspath(path)
-    if full.startswith(_OWN_DIR):
+    if is_trainprobe(path):
         return False
+    full = os.path.abspath(path)
     return any(full.startswith(d.rstrip(os.sep) + os.sep) for d in user_dirs)
 
 

@@ -45,6 +45,7 @@ from torch.utils.data.dataloader import _BaseDataLoaderIter
 
 from ..machine import get_torch_facts
 from ..record import PHASE_STEADY
+from .frames import is_torch, is_trainprobe
 from .clock import PhaseRanges, StepClock
 from .config import ChildConfig
 from .events import EventSink
@@ -88,9 +89,9 @@ def _batch_size(batch: Any) -> Optional[int]:
 
 def _caller() -> Optional[str]:
     frame = sys._getframe(2)
-    while frame is not None and (
-        "/torch/" in frame.f_code.co_filename or "/trainprobe/" in frame.f_code.co_filename
-    ):
+    # By the packages' real folders, not a word in the path: a script may live in a folder named
+    # trainprobe or torch (probe/frames.py).
+    while frame is not None and (is_torch(frame.f_code.co_filename) or is_trainprobe(frame.f_code.co_filename)):
         frame = frame.f_back
     if frame is None:
         return None

@@ -138,9 +138,12 @@ def verdict_section(diagnosis: Diagnosis) -> dict[str, Any]:
     v = diagnosis.verdict
     facts = diagnosis.fact_values()
     steady = facts.get("steady_steps") or 0
+    borrowed = facts.get("steady_from_warmup") or 0
+    counted = (f", {borrowed} of them warm-up steps counted because the run was too short for a separate warm-up"
+               if borrowed else "")
     numbers = [
         ("step time", display.seconds(facts.get("step_time")),
-         f"mean of {steady} steady steps (the base of every share); "
+         f"mean of {steady} steady steps{counted} (the base of every share); "
          f"median {display.seconds(facts.get('step_time_median'))}"),
         ("steps/s", display.number(facts.get("steps_per_second")), "1 / mean step time"),
     ]
