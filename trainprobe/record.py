@@ -440,6 +440,7 @@ class ProfilerSummary(JsonMixin):
     # out). A trace without steps (steps == 0) gets these over the whole trace instead.
     op_kinds: dict[str, float] = field(default_factory=dict)
     memory_bound_share: Optional[float] = None  # of op_kinds' time, the share in memory-bound kinds
+    model_memory_bound_share: Optional[float] = None  # the same outside the optimizer's step: what compiling the model fuses
     op_table: tuple[OpTime, ...] = ()  # the top ops by that time
     shape_flops_per_step: Optional[float] = None  # matmul/conv/attention FLOPs from recorded shapes; None without
     optimizer_kind: Optional[str] = None  # for-loop | foreach | fused, from the ops under Optimizer.step

@@ -56,6 +56,9 @@ FACTS = {
                        "well its kernels use it while they run (mfu / gpu_busy_share)."),
     "memory_bound_share": ("share", "Of the compute ops' time (on a GPU: kernel time), the share in memory-bound "
                            "ops: element-wise, normalization, reduction, copies and indexing."),
+    "model_memory_bound_share": ("share", "memory_bound_share outside the optimizer's step: the forward's and "
+                                 "backward's memory-bound ops, which compiling the model fuses (the update is not "
+                                 "part of the model's graph)."),
     "matmul_op_share": ("share", "Of the compute ops' time, the share in matrix products, convolutions and "
                         "attention."),
     "optimizer_kind": ("text", "How the optimizer updates the parameters: for-loop (one op per parameter "
@@ -103,7 +106,7 @@ def _outside_cores(record: RunRecord) -> Optional[float]:
 
 
 def _optimizer_kind(record: RunRecord) -> Optional[str]:
-    traced = getattr(record.profiler, "optimizer_kind", None)
+    traced = record.profiler.optimizer_kind
     if traced:
         return traced
     optimizers = record.settings.optimizers
@@ -121,16 +124,19 @@ def _optimizer_kind(record: RunRecord) -> Optional[str]:
 
 
 def _op_kind_shares(record: RunRecord) -> dict[str, object]:
-    kinds = getattr(record.profiler, "op_kinds", None) or {}
+    kinds = record.profiler.op_kinds or {}
     total = sum(kinds.values())
+    out: dict[str, object] = {"model_memory_bound_share": record.profiler.model_memory_bound_share}
     if total <= 0:
-        return {"memory_bound_share": getattr(record.profiler, "memory_bound_share", None), "matmul_op_share": None}
-    return {"memory_bound_share": sum(kinds.get(k, 0.0) for k in _MEMORY_BOUND_KINDS) / total,
-            "matmul_op_share": sum(kinds.get(k, 0.0) for k in _COMPUTE_KINDS) / total}
+        out.update(memory_bound_share=record.profiler.memory_bound_share, matmul_op_share=None)
+        return out
+    out.update(memory_bound_share=sum(kinds.get(k, 0.0) for k in _MEMORY_BOUND_KINDS) / total,
+               matmul_op_share=sum(kinds.get(k, 0.0) for k in _COMPUTE_KINDS) / total)
+    return out
 
 
 def _top_module(record: RunRecord) -> dict[str, object]:
-    modules = getattr(record.profiler, "module_times", ()) or ()
+    modules = record.profiler.module_times
     timed = [(m.name, (m.forward_per_step or 0.0) + (m.backward_per_step or 0.0)) for m in modules]
     timed = [(name, t) for name, t in timed if t > 0]
     if not timed:

@@ -44,9 +44,12 @@ class _Rows:
         self.bytes: dict[str, Optional[float]] = {}
         self.forward: dict[str, float] = {}
         self.backward: dict[str, float] = {}
+        self.model_kinds: dict[str, float] = {}  # the kinds outside the optimizer's step (what compiling the model fuses)
 
-    def add(self, row: str, kind: str, seconds: float, call) -> None:
+    def add(self, row: str, kind: str, seconds: float, call, in_optimizer: bool = False) -> None:
         self.time[row] = self.time.get(row, 0.0) + seconds
+        if not in_optimizer:
+            self.model_kinds[kind] = self.model_kinds.get(kind, 0.0) + seconds
         by_kind = self.kinds.setdefault(row, {})
         by_kind[kind] = by_kind.get(kind, 0.0) + seconds
         if call is None:
@@ -157,7 +160,8 @@ def _cpu_work(collected: Collected, nested: dict, lo: float, hi: float, rows: _R
             row = _row_of(nd, i)
             row_name = names[thread.name[row]]
             seconds = nd.self_time[i] * _US
-            rows.add(row_name, op_kind(row_name) or "other", seconds, (key, row))
+            rows.add(row_name, op_kind(row_name) or "other", seconds, (key, row),
+                     in_optimizer=bool(nd.flags[i] & UNDER_OPTIMIZER))
             modules.add(rows, key, nd, i, seconds)
 
 
@@ -180,20 +184,22 @@ def _gpu_work(collected: Collected, nested: dict, device: int, lo: float, hi: fl
         seconds = (gpu.end[i] - gpu.ts[i]) * _US
         found = calls.get(gpu.correlation[i])
         op = -1
+        in_optimizer = False
         if found is not None:
             key, r = found
             thread, nd = collected.threads[key], nested[key]
             op = _launcher(thread, nd, names, r)
+            in_optimizer = bool(nd.flags[r] & UNDER_OPTIMIZER)
             modules.add(rows, key, nd, r, seconds)
         if op < 0:
-            rows.add(kernel, kernel_kind(kernel), seconds, None)
+            rows.add(kernel, kernel_kind(kernel), seconds, None, in_optimizer)
             continue
         row = _row_of(nd, op)
         row_name = names[thread.name[row]]
         kind = op_kind(row_name)
         if kind is None or kind == "other":
             kind = kernel_kind(kernel)
-        rows.add(row_name, kind, seconds, (key, row))
+        rows.add(row_name, kind, seconds, (key, row), in_optimizer)
 
 
 def _shape_flops(collected: Collected, nested: dict, lo: float, hi: float, rows: _Rows,
@@ -283,12 +289,14 @@ def work_split(collected: Collected, nested: dict[tuple, Nested], device: Option
     notes: list[str] = []
     flops = _shape_flops(collected, nested, lo, hi, rows, notes)
     kinds = {k: v / n for k, v in sorted(rows.op_kinds().items(), key=lambda kv: -kv[1])}
+    model_kinds = {k: v / n for k, v in sorted(rows.model_kinds.items(), key=lambda kv: -kv[1])}
     if modules.active and not modules.has_seq:
         notes.append("The trace carries no autograd sequence numbers, so the backward's work cannot be put to "
                      "modules: module_times has the forward only.")
     return {
         "op_kinds": kinds,
         "memory_bound_share": memory_bound_share(kinds),
+        "model_memory_bound_share": memory_bound_share(model_kinds),
         "op_table": rows.table(n, any(f != NO_SHAPES for t in collected.threads.values() for f in t.flops)),
         "shape_flops_per_step": flops / n if flops is not None else None,
         "optimizer_kind": _optimizer_kind(collected, nested, lo, hi),
