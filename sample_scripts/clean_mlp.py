@@ -2,7 +2,8 @@
 
 Data lives in memory, the loop does nothing but train, the optimizer is AdamW
 with a cosine schedule, validation runs under torch.no_grad(), and on a GPU
-the forward pass uses bf16 autocast with TF32 allowed and a fused optimizer.
+the forward pass uses bf16 autocast with TF32 allowed; the optimizer is fused on
+both (a for-loop AdamW takes a quarter of a CPU step here: optimizer-share-high).
 """
 
 TRAINPROBE_SAMPLE = {
@@ -52,7 +53,7 @@ def main():
     h = args.hidden
     model = nn.Sequential(nn.Linear(256, h), nn.ReLU(), nn.Linear(h, h), nn.ReLU(),
                           nn.Linear(h, h), nn.ReLU(), nn.Linear(h, 10)).to(device)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3, weight_decay=0.01, fused=use_gpu)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3, weight_decay=0.01, fused=True)  # CPU and GPU alike
     scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=args.epochs * len(train_loader))
     criterion = nn.CrossEntropyLoss()
 

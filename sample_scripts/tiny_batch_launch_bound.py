@@ -11,7 +11,9 @@ TRAINPROBE_SAMPLE = {
     "verdict": {"cpu": "launch", "gpu": "launch"},
     "findings": {"cpu": ["launch-bound-small-ops"],
                  "gpu": ["launch-bound-small-ops", "small-batch-underused-gpu", "optimizer-not-fused"]},
-    "allow": {"cpu": ["host-overhead-in-loop", "small-batch-overhead"], "gpu": ["host-overhead-in-loop"]},
+    # The update of a for-loop AdamW does not shrink with the batch: at batch 4 it is a third of the step
+    # (optimizer-share-high on a CPU, as optimizer-not-fused on a GPU).
+    "allow": {"cpu": ["host-overhead-in-loop", "small-batch-overhead", "optimizer-share-high"], "gpu": ["host-overhead-in-loop"]},
     "clean": False,
     "ci": False,
     "args": [],

@@ -281,17 +281,20 @@ def test_the_learning_rate_of_each_step_is_recorded():
     assert [s["lr"] for s in steps(events)] == pytest.approx([0.1, 0.2, 0.3, 0.4])
 
 
-def test_window_plan_runs_in_order_and_stops():
-    plan = WindowPlan(warmup_steps=2, steady_min_steps=3, steady_seconds=0.0, profile_min_steps=2,
+@pytest.mark.parametrize("census, counted", [(True, 2), (False, 0)])
+def test_window_plan_runs_in_order_and_stops(census, counted):
+    """Warm-up, the counting steps (when the plan has them), steady, torch.profiler, cProfile, stop."""
+    plan = WindowPlan(warmup_steps=2, census=census, steady_min_steps=3, steady_seconds=0.0, profile_min_steps=2,
                       profile_seconds=0.0, cprofile_min_steps=2, cprofile_seconds=0.0, max_seconds=None)
     clock, time, events, windows = make(plan)
     loop = Loop(clock, time)
     with pytest.raises(ProbeStop):
         for _ in range(50):
             loop.train_iteration()
-    assert windows == ["steady_start", "profiler_start", "profiler_stop", "cprofile_start", "cprofile_stop"]
+    counting = ["census_start"] + ["census_step"] * counted + ["census_stop"] if counted else []
+    assert windows == counting + ["steady_start", "profiler_start", "profiler_stop", "cprofile_start", "cprofile_stop"]
     phases = [s["phase"] for s in steps(events)]
-    assert phases == ["warmup"] * 2 + ["steady"] * 3 + ["profiled"] * 2 + ["cprofile"] * 2
+    assert phases == ["warmup"] * 2 + ["census"] * counted + ["steady"] * 3 + ["profiled"] * 2 + ["cprofile"] * 2
     assert clock.stop_reason == "measured enough steps"
 
 
@@ -327,7 +330,9 @@ def test_slow_steps_leave_room_for_the_profiling_windows_within_max_seconds():
             loop.forward(dt=12.0)
             loop.backward()
             loop.step()
-    assert windows == ["steady_start", "profiler_start", "profiler_stop", "cprofile_start", "cprofile_stop"]
+    # Too slow for a counting step beside them: it is skipped, and the record says so.
+    assert windows == ["census_skipped", "steady_start", "profiler_start", "profiler_stop", "cprofile_start",
+                       "cprofile_stop"]
     phases = [s["phase"] for s in steps(events)]
     assert phases.count("steady") >= 5 and phases.count("profiled") >= 3 and phases.count("cprofile") >= 3
     assert clock.stop_reason == "measured enough steps"

@@ -22,7 +22,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 from rule_cases.records import (cpu_record, gpu_record, with_env, with_hotspots,  # noqa: E402
                                 with_loader, with_settings, with_steps, with_workers)
 
-UNITS = {"s", "share", "count", "bool", "text", "x", "ratio", "1/s", "per_step", "bytes", "B/s",
+UNITS = {"s", "share", "count", "bool", "text", "x", "ratio", "1/s", "per_step", "bytes", "B/s", "FLOP", "FLOP/s",
          "percent", "W", "C"}
 
 
@@ -286,6 +286,10 @@ def _by_hand(record: RunRecord):
     """The steady window as the docs define it, computed here independently of trainprobe.facts."""
     steps = [s for s in record.steps if s.phase == "steady" and not s.validation] or \
         [s for s in record.steps if s.phase != "warmup" and not s.validation]
+    if len(steps) < 5:  # too short for a separate warm-up: its steps after the first count, but outliers
+        later = [s for s in record.steps if s.phase == "warmup" and not s.validation][1:]
+        typical = statistics.median([s.duration for s in steps + later]) if steps + later else 0
+        steps = [s for s in later if s.duration <= 2 * typical] + steps
     inside = [s for s in steps if not s.epoch_start]
     if 2 * len(inside) >= len(steps):
         steps = inside

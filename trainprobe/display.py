@@ -27,7 +27,7 @@ from typing import IO, Any, Callable, Optional
 
 __all__ = [
     "UNKNOWN", "is_unknown", "seconds", "nbytes", "rate", "share", "percent", "ratio", "count",
-    "number", "yes_no", "in_unit", "by_unit", "use_color", "painter", "TEMPLATE_FILTERS",
+    "number", "yes_no", "in_unit", "flops", "flop_rate", "by_unit", "use_color", "painter", "TEMPLATE_FILTERS",
     "jinja_environment",
 ]
 
@@ -92,6 +92,24 @@ def nbytes(n: Any) -> str:
     if unit == 0:
         return f"{int(v)} B"
     return f"{_sig(v)} {_BYTE_UNITS[unit]}"
+
+
+_DECIMAL_PREFIXES = ("", "k", "M", "G", "T", "P", "E")
+
+
+def flops(x: Any, per_second: bool = False) -> str:
+    """A FLOP count or rate in decimal units, as datasheets quote them: 3.51 GFLOP, 199 GFLOP/s."""
+    if is_unknown(x):
+        return UNKNOWN
+    v, prefix = float(x), 0
+    while abs(v) >= 1000 and prefix < len(_DECIMAL_PREFIXES) - 1:
+        v /= 1000.0
+        prefix += 1
+    return f"{_sig(v)} {_DECIMAL_PREFIXES[prefix]}FLOP{'/s' if per_second else ''}"
+
+
+def flop_rate(x: Any) -> str:
+    return flops(x, per_second=True)
 
 
 def rate(bps: Any) -> str:
@@ -165,6 +183,8 @@ _BY_UNIT: dict[str, Callable[[Any], str]] = {
     "s": seconds,
     "bytes": nbytes,
     "B/s": rate,
+    "FLOP": flops,
+    "FLOP/s": flop_rate,
     "bool": yes_no,
     "percent": percent,
     "W": lambda v: f"{float(v):.0f} W",
@@ -218,7 +238,7 @@ def _pct_width(x: Any) -> str:
 
 TEMPLATE_FILTERS: dict[str, Callable[..., str]] = {
     "pct_width": _pct_width, "seconds": seconds, "nbytes": nbytes, "share": share,
-    "ratio": ratio, "count": count, "number": number, "yes_no": yes_no,
+    "ratio": ratio, "count": count, "number": number, "yes_no": yes_no, "flops": flops, "flop_rate": flop_rate,
 }
 
 

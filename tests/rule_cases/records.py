@@ -14,14 +14,15 @@ from typing import Optional
 
 from trainprobe.facts.window import steady_steps
 from trainprobe.record import (
-    Availability, DiskInfo, Environment, GpuInfo, GpuSeries, Hotspots, HostSamples,
+    Availability, Compute, ComputePeak, FlopCount, DiskInfo, Environment, GpuInfo, GpuSeries, Hotspots, HostSamples,
     LoaderSettings, ModelInfo, OptimizerSettings, Outcome, ProcessSeries, ProfilerSummary,
     RunRecord, SchedulerSettings, Settings, Step,
 )
 
 __all__ = ["gpu_record", "cpu_record", "with_steps", "with_loader", "with_settings",
            "with_model", "with_optimizer", "with_profiler", "with_gpu", "with_env",
-           "with_host", "with_workers", "with_hotspots", "with_outcome", "GIB"]
+           "with_host", "with_workers", "with_hotspots", "with_outcome", "with_compute", "with_samples_per_step",
+           "GIB"]
 
 GIB = 1024 ** 3
 N_STEPS = 20
@@ -269,3 +270,18 @@ def with_workers(record: RunRecord, count: int, cpu_percent: float) -> RunRecord
     main_cpu = main[0].cpu_percent[0] if main else 100.0
     return replace(record, samples=replace(
         record.samples, processes=_processes(end, main_cpu, count, cpu_percent)))
+
+
+def with_compute(record: RunRecord, flops: float, samples: int, peak: float, dtype: str = "fp32",
+                 source: str = "measured", other_peaks: Optional[dict] = None) -> RunRecord:
+    """A counted step of ``flops`` (matrix products in ``dtype``) on ``samples`` samples, against a ceiling of
+    ``peak`` FLOP/s measured (CPU) or from the datasheet (GPU)."""
+    counted = FlopCount(availability=Availability(True), steps=2, samples=samples, flops=flops,
+                        by_phase={"forward": flops / 3, "backward": 2 * flops / 3}, by_dtype={dtype: flops})
+    ceiling = ComputePeak(availability=Availability(True), source=source, device="a test device",
+                          flops_per_s={dtype: peak, **(other_peaks or {})})
+    return replace(record, compute=Compute(flops=counted, peak=ceiling))
+
+
+def with_samples_per_step(record: RunRecord, samples: int) -> RunRecord:
+    return replace(record, steps=tuple(replace(s, samples=samples) for s in record.steps))

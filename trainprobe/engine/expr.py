@@ -127,6 +127,8 @@ RULE_FILTERS: dict[str, Callable] = {
     "times": display.ratio,
     "num": display.number,
     "yesno": display.yes_no,
+    "flops": display.flops,
+    "flop_rate": display.flop_rate,
 }
 
 

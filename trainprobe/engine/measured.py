@@ -84,5 +84,5 @@ def with_measured_gains(diagnosis: Diagnosis) -> Diagnosis:
     verdict = make_verdict(facts, ranked)
     if verdict.category == old.category and old.agreement is not None:
         verdict = with_stability(verdict, Stability(agreement=old.agreement, alternative=old.alternative,
-                                                    share_low=old.share_low, share_high=old.share_high))
+                                                    share_low=old.share_low, share_high=old.share_high), facts)
     return replace(diagnosis, findings=tuple(ranked), verdict=verdict)

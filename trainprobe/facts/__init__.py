@@ -16,7 +16,7 @@ from typing import Callable
 
 from ..findings import Fact
 from ..record import RunRecord
-from . import batching, device, gpu, host, input, job, ops, settings, steps
+from . import batching, code, compute, device, gpu, host, input, job, memory, ops, parts, settings, steps
 from .trace import blank_unknowable, unknown_in_a_trace
 from .input import suggest_prefetch_factor, with_suggested_workers
 
@@ -31,7 +31,7 @@ class FactSpec:
     meaning: str
 
 
-FAMILIES = (steps, input, host, ops, batching, device, gpu, settings, job)
+FAMILIES = (steps, input, host, ops, batching, device, gpu, settings, job, code, parts, compute, memory)
 
 FACT_CATALOG: dict[str, FactSpec] = {
     name: FactSpec(name, unit, module.FAMILY, meaning)
@@ -93,6 +93,7 @@ def _derived(values: dict[str, object]) -> dict[str, object]:
         values.get("num_workers"), values.get("prefetch_factor"),
         values.get("data_wait_stall_p90"), values.get("step_time"))}
     out["loop_python_share"] = _loop_python_share(values)
+    out.update(compute.achieved(values))
     out.update(with_suggested_workers(values))
     out.update(batching.derive({**values, **out}))
     return out

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ..record import RunRecord, Step
 from ._stats import mean, median, percentile, ratio
-from .window import mean_step_time, partial_batches, steady_steps, warmup_steps
+from .window import after_warmup, borrowed_warmup, mean_step_time, partial_batches, steady_steps, warmup_steps
 
 __all__ = ["FAMILY", "FACTS", "PHASES", "compute"]
 
@@ -23,6 +23,8 @@ PHASES = ("data_wait", "h2d", "forward", "backward", "optimizer", "eval", "debug
 FACTS = {
     "steady_steps": ("count", "Steps in the measured (steady) window: validation, epoch-start and "
                      "partial-batch steps left out (epoch starts are kept if they are half the window)."),
+    "steady_from_warmup": ("count", "Warm-up steps counted among the steady ones because the run was too short "
+                           "for a separate warm-up (all but the first; none in a run long enough)."),
     "step_time": ("s", "Mean duration of a steady training step: the base of every share, gain and "
                   "rate trainprobe reports."),
     "step_time_median": ("s", "Median duration of a steady training step (the typical step)."),
@@ -134,20 +136,20 @@ def _epoch_facts(record: RunRecord) -> dict[str, object]:
     training = [s for s in record.steps if not s.validation]
     starts = [s for s in training if s.epoch_start]
     later = starts[1:] if len(starts) > 1 else []
-    normal = [s.data_wait for s in training if not s.epoch_start and s.phase != "warmup"]
+    normal = [s.data_wait for s in after_warmup(training) if not s.epoch_start]
     wait = median(s.data_wait for s in later) if later else None
     base = median(normal)
     extra = None
     if wait is not None:
         extra = max(0.0, wait - (base or 0.0))
-    after_warmup = [s.duration for s in starts if s.phase != "warmup"]
+    later_starts = [s.duration for s in after_warmup(starts)]
     return {"epoch_start_wait": wait, "epoch_start_extra": extra, "epochs_seen": len(starts),
-            "epoch_start_step_time": median(after_warmup) if after_warmup else None}
+            "epoch_start_step_time": median(later_starts) if later_starts else None}
 
 
 def _iteration_facts(record: RunRecord, steps: tuple[Step, ...]) -> dict[str, object]:
     """What one iteration holds, and the learning rate each one used."""
-    units = [s.boundary for s in record.steps if s.phase != "warmup"] or [s.boundary for s in record.steps]
+    units = [s.boundary for s in after_warmup(record.steps)] or [s.boundary for s in record.steps]
     unit = max(set(units), key=units.count) if units else None
     updating = [s for s in steps if s.updates > 0]
     lrs = [s.lr for s in record.steps if s.lr is not None]
@@ -168,12 +170,13 @@ def compute(record: RunRecord) -> dict[str, object]:
     base = mean_step_time(steps)
     out: dict[str, object] = {
         "steady_steps": len(steps),
+        "steady_from_warmup": len(set(map(id, borrowed_warmup(record))) & set(map(id, steps))),
         "step_time": base,
         "step_time_median": median(durations),
         "step_time_p90": percentile(durations, 90),
         "steps_per_second": ratio(1.0, base),
         "partial_batch_steps": len(partial_batches(
-            tuple(s for s in record.steps if s.phase != "warmup" and not s.validation))),
+            tuple(s for s in after_warmup(record.steps) if not s.validation))),
     }
     avg = mean(durations)
     if avg and len(durations) > 1:

@@ -10,11 +10,18 @@ import dataclasses
 import glob
 import json
 import os
+import re
 import statistics
 from typing import Any, Optional
 
 from ..machine import TorchFacts, torch_environment
 from ..record import (
+    Compute,
+    ComputePeak,
+    DeviceMemorySteps,
+    FlopCount,
+    Memory,
+    MemoryCensus,
     Environment,
     Invocation,
     Outcome,
@@ -47,6 +54,9 @@ class ChildReport:
     notes: list[str] = dataclasses.field(default_factory=list)
     windows: list[dict[str, Any]] = dataclasses.field(default_factory=list)
     stop_requested: Optional[str] = None
+    census: dict[str, Any] = dataclasses.field(default_factory=dict)  # the counting step's FlopCount and MemoryCensus
+    peak: dict[str, Any] = dataclasses.field(default_factory=dict)  # the ceiling and the memory limit
+    device_memory: list[list[int]] = dataclasses.field(default_factory=list)  # per steady step on a GPU
     started: bool = False
     script_ended: Optional[float] = None
 
@@ -101,6 +111,14 @@ def _apply(report: ChildReport, event: dict[str, Any]) -> None:
         report.notes.append(str(event.get("text", "")))
     elif kind == "window":
         report.windows.append(event)
+    elif kind == "census":
+        report.census = event
+    elif kind == "peak":
+        report.peak = event
+    elif kind == "device_memory":
+        values = event.get("v")
+        if isinstance(values, list) and len(values) == 4:
+            report.device_memory.append(values)
     elif kind == "stop_requested":
         report.stop_requested = event.get("reason")
     elif kind == "started":
@@ -149,7 +167,7 @@ def _step_noise_note(steps: list[Step]) -> Optional[str]:
     median = statistics.median(steady)
     if median <= 0:
         return None
-    q = statistics.quantiles(steady, n=10)
+    q = statistics.quantiles(steady, n=10, method="inclusive")  # "exclusive" extrapolates below the fastest step
     spread = (q[-1] - q[0]) / median
     if spread > 1.0:
         return (f"step times varied a lot in the measured window (p10 {q[0]*1e3:.1f} ms, p90 {q[-1]*1e3:.1f} ms, "
@@ -184,7 +202,10 @@ def assemble_record(
     workers = read_worker_stats(out_dir, lines)
     hotspots = Hotspots()
     if final:
-        hotspots = summarize_hotspots(out_dir, child.python_window, user_dirs)
+        framework = child.settings.framework if child.settings is not None else None
+        hotspots = summarize_hotspots(out_dir, child.python_window, user_dirs,
+                                      framework.name if framework is not None else "",
+                                      child.settings.loop_at if child.settings is not None else None)
         profiled = sum(float(d.get("profiled_seconds") or 0.0) for d in lines)
         hotspots = dataclasses.replace(hotspots, worker_window=profiled)
     notes = list(extra_notes) + child.notes
@@ -206,7 +227,56 @@ def assemble_record(
         samples=samples,
         outcome=outcome,
         notes=tuple(notes),
+        compute=_compute(child),
+        memory=_memory(child, samples, outcome),
     )
+
+
+def _compute(child: ChildReport) -> Compute:
+    flops = FlopCount.from_dict(child.census["flops"]) if isinstance(child.census.get("flops"), dict) else FlopCount()
+    peak = ComputePeak.from_dict(child.peak["peak"]) if isinstance(child.peak.get("peak"), dict) else ComputePeak()
+    return Compute(flops=flops, peak=peak)
+
+
+def _memory(child: ChildReport, samples: Samples, outcome: Outcome) -> Memory:
+    census = (MemoryCensus.from_dict(child.census["memory"]) if isinstance(child.census.get("memory"), dict)
+              else MemoryCensus())
+    rows = child.device_memory
+    device_steps = DeviceMemorySteps(step=tuple(r[0] for r in rows), allocated_peak=tuple(r[1] for r in rows),
+                                     reserved_peak=tuple(r[2] for r in rows), allocated_end=tuple(r[3] for r in rows))
+    limit = child.peak.get("limit") if isinstance(child.peak.get("limit"), dict) else {}
+    return Memory(census=census, device_steps=device_steps, limit=limit.get("limit"),
+                  limit_source=limit.get("source"), free_at_start=free_at_start(samples, limit.get("limit")),
+                  failed_request=failed_request(outcome))
+
+
+def free_at_start(samples: Samples, limit: Optional[int]) -> Optional[int]:
+    """Bytes free when the run started, from the samplers' first readings: the GPU's memory less what
+    was in use on it; else the machine's available memory, within the limit."""
+    for gpu in samples.gpus:
+        used = next((u for u in gpu.mem_used if u is not None), None)
+        if gpu.mem_total and used is not None:
+            return max(0, int(gpu.mem_total) - int(used))
+    available = samples.host.mem_available[0] if samples.host.mem_available else None
+    if available is None:
+        return None
+    return min(int(available), int(limit)) if limit else int(available)
+
+
+_REQUEST = re.compile(r"(?:Tried to allocate|you tried to allocate)\s+([\d.]+)\s*(bytes|[KMGT]i?B)?", re.I)
+_UNITS = {"kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30, "tib": 1 << 40,
+          "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12}
+
+
+def failed_request(outcome: Outcome) -> Optional[int]:
+    """The size the failing allocation asked for, as its error gives it (CUDA: "Tried to allocate
+    2.00 GiB"; the CPU allocator: "you tried to allocate 123 bytes")."""
+    text = outcome.exception_message or ""
+    match = _REQUEST.search(text) if outcome.oom or "allocate" in text else None
+    if not match:
+        return None
+    unit = (match.group(2) or "bytes").lower()
+    return int(float(match.group(1)) * _UNITS.get(unit, 1))
 
 
 def _unit_note(unit: Optional[str], settings: Optional[Settings]) -> Optional[str]:

@@ -35,7 +35,7 @@ from collections import deque
 from typing import Callable, Optional
 
 from ..facts.window import MIN_STEADY_STEPS
-from ..record import PHASE_AFTER, PHASE_CPROFILE, PHASE_PROFILED, PHASE_STEADY, PHASE_WARMUP
+from ..record import PHASE_AFTER, PHASE_CENSUS, PHASE_CPROFILE, PHASE_PROFILED, PHASE_STEADY, PHASE_WARMUP
 from .config import WindowPlan
 from .runner import ProbeStop
 
@@ -54,9 +54,16 @@ class PhaseRanges:
     so that each op can be attributed to the phase it ran in (ops outside every range ran in the
     loop's own code), and each step as a ``ProfilerStep#N`` range around them, as prof.step()
     marks steps: the exported trace is a standard one that `trainprobe trace` (or any trace tool)
-    splits into the same steps. Only ranges opened while it is on are closed by it."""
+    splits into the same steps. Only ranges opened while it is on are closed by it.
+
+    The model's direct children get ``trainprobe::module::<attribute>`` ranges around their forward
+    (the instrumentation's module hooks open and close them), so that the trace's summarizer can put
+    each op to the module it ran in, and each backward op, through its autograd sequence number, to
+    the module whose forward made it. They are kept apart from the phases: an exception inside a
+    child's forward must not leave a phase open."""
 
     PREFIX = "trainprobe::"
+    MODULE = "trainprobe::module::"
     STEP = "ProfilerStep#"
 
     def __init__(self) -> None:
@@ -64,6 +71,7 @@ class PhaseRanges:
 
         self._record_function = record_function
         self._open: list[tuple[str, object]] = []
+        self._modules: list[tuple[str, object]] = []
         self._step: Optional[object] = None
 
     def begin_step(self, index: int) -> None:
@@ -78,15 +86,30 @@ class PhaseRanges:
             step.__exit__(None, None, None)  # type: ignore[attr-defined]
 
     def push(self, phase: str) -> None:
-        context = self._record_function(self.PREFIX + phase)
-        context.__enter__()
-        self._open.append((phase, context))
+        self._enter(self._open, phase, self.PREFIX + phase)
 
     def pop(self, phase: str) -> None:
-        if self._open and self._open[-1][0] == phase:
-            self._open.pop()[1].__exit__(None, None, None)  # type: ignore[attr-defined]
+        self._leave(self._open, phase)
+
+    def push_module(self, name: str) -> None:
+        self._enter(self._modules, name, self.MODULE + name)
+
+    def pop_module(self, name: str) -> None:
+        self._leave(self._modules, name)
+
+    def _enter(self, stack: list, name: str, label: str) -> None:
+        context = self._record_function(label)
+        context.__enter__()
+        stack.append((name, context))
+
+    @staticmethod
+    def _leave(stack: list, name: str) -> None:
+        if stack and stack[-1][0] == name:
+            stack.pop()[1].__exit__(None, None, None)
 
     def close(self) -> None:
+        while self._modules:
+            self._modules.pop()[1].__exit__(None, None, None)  # type: ignore[attr-defined]
         while self._open:
             self._open.pop()[1].__exit__(None, None, None)  # type: ignore[attr-defined]
         self.end_step()
@@ -147,6 +170,9 @@ class StepClock:
         self._optimizers: list[object] = []  # distinct optimizers, in the order they first stepped
         self._closer: object = None  # unit optimizer: the optimizer whose step ends an iteration
         self._recent: deque[float] = deque(maxlen=5)  # the last steps' durations: the pace
+        self.census_steps = plan.census_steps  # the counting steps this run gets (fewer when steps are slow)
+        self.last_samples: Optional[int] = None  # the step just closed: its batch and duration
+        self.last_duration = 0.0
 
     def defer(self, action: Callable[[], None]) -> None:
         """Run ``action`` when the next phase begins, i.e. outside the hook that closed the step.
@@ -353,6 +379,7 @@ class StepClock:
             self._wait_cpu, self._receive,
         ))
         self.steps_emitted += 1
+        self.last_samples, self.last_duration = self._samples, duration
         if not validation:
             self._window_steps += 1
             self._recent.append(duration)
@@ -383,6 +410,11 @@ class StepClock:
         if self.window == PHASE_WARMUP:
             if steps >= plan.warmup_steps or (steps >= 2 and elapsed > plan.warmup_max_seconds) or (
                     steps >= 1 and self._short_of_time(now, MIN_STEADY_STEPS + self._profiling_steps())):
+                self._next_after_warmup(now)
+        elif self.window == PHASE_CENSUS:
+            self._on_window("census_step")
+            if steps >= self.census_steps:
+                self._on_window("census_stop")
                 self._enter(PHASE_STEADY, now)
                 self._on_window("steady_start")
         elif self.window == PHASE_STEADY:
@@ -427,6 +459,22 @@ class StepClock:
         self._window_steps = 0
         self._window_start = now
         self._emit("window", name=window, t=now - self.t0, step=self.steps_emitted)
+
+    def _next_after_warmup(self, now: float) -> None:
+        """The counting step(s) when the plan has them and the time left holds them beside the
+        measured and profiled windows; else the steady window at once."""
+        plan = self.plan
+        if plan.census and plan.census_steps > 0:
+            # Slow steps: one counted step (no leak check) rather than none, when two do not fit.
+            for count in sorted({plan.census_steps, 1}, reverse=True):
+                if not self._short_of_time(now, count + MIN_STEADY_STEPS + self._profiling_steps()):
+                    self.census_steps = count
+                    self._enter(PHASE_CENSUS, now)
+                    self._on_window("census_start")
+                    return
+            self._on_window("census_skipped")
+        self._enter(PHASE_STEADY, now)
+        self._on_window("steady_start")
 
     def _next_after_steady(self, now: float) -> None:
         if self.plan.profiler:

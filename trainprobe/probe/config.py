@@ -22,7 +22,8 @@ class WindowPlan(JsonMixin):
     """How many steps to watch, and when to profile.
 
     A default run: ``warmup_steps`` steps (compilation, autotune, first
-    allocations), then a steady window sized by time (at least
+    allocations), then ``census_steps`` counting steps (FLOPs, bytes and memory,
+    under a dispatch mode: probe/census.py), then a steady window sized by time (at least
     ``steady_min_steps`` and ``steady_seconds``), then a short torch.profiler
     window and a short cProfile window, then a clean stop. Windows are sized
     by time, not steps, because step times range from 1 ms to seconds.
@@ -34,6 +35,8 @@ class WindowPlan(JsonMixin):
     steady_seconds: float = 6.0
     steady_max_steps: int = 300  # enough for stable medians of fast steps
     steady_max_seconds: float = 25.0  # very slow steps: end the window after 5 steps past this
+    census: bool = True  # count one step's FLOPs, bytes and memory after warm-up, and measure the CPU's peak
+    census_steps: int = 2  # two: what outlives a step shows a leak
     profile_min_steps: int = 3
     profile_seconds: float = 1.0
     profile_max_steps: int = 20

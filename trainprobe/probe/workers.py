@@ -142,6 +142,16 @@ def _worker_exit() -> None:
     flush_stats()
 
 
+def _leave_census_mode() -> None:
+    """A worker forked while the main process counted a step inherits its dispatch mode (fork copies
+    the thread's state): take it off, or every op the worker runs would go through the counter."""
+    import sys
+
+    census = sys.modules.get("trainprobe.probe.census")
+    if census is not None:
+        census.leave_inherited_mode()
+
+
 class WorkerInit:
     """Wraps the loader's ``worker_init_fn``: instruments the worker, then calls the user's."""
 
@@ -155,6 +165,7 @@ class WorkerInit:
         try:
             from multiprocessing import util
 
+            _leave_census_mode()
             install_fetch_timing(self.out_dir, self.t0, worker_id, self.loader_id)
             # atexit is unreliable in forked workers; Finalize runs on their normal exit.
             util.Finalize(None, _worker_exit, exitpriority=100)

@@ -24,6 +24,7 @@ from ..findings import Diagnosis
 from ..record import RunRecord
 from ..jsonio import to_dict, write_text_atomic
 from .. import display
+from .compute import compute_section, memory_section
 from .downsample import thin_indices
 from .details import (device_section, environment_section, hotspots_section, ops_section, ranks_section,
                       settings_section)
@@ -125,6 +126,8 @@ def report_context(record: RunRecord, diagnosis: Diagnosis,
         "verdict": verdict_section(diagnosis),
         "hero": hero_chart(record, diagnosis),
         "breakdown": breakdown_section(diagnosis),
+        "compute": compute_section(record, diagnosis),
+        "memory": memory_section(record, diagnosis),
         "findings": findings_section(diagnosis),
         "timelines": timelines_section(record),
         "ops": ops_section(record),

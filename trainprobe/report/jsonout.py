@@ -1,6 +1,8 @@
 """``trainprobe diagnose --json``: the diagnosis for machines (CI, course dashboards).
 
-The keys below are a promise to scripts: add keys, never rename or remove one.
+The keys below are a promise to scripts: add keys, never rename or remove one. ``compute`` and
+``memory`` give their figures in FLOP, FLOP/s and bytes; each is null when unknown, with the
+reason under ``why``.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from typing import Any, Optional
 from ..findings import Diagnosis
 from ..record import RunRecord
 
-__all__ = ["json_summary", "JSON_SUMMARY_VERSION"]
+__all__ = ["json_summary", "JSON_SUMMARY_VERSION", "compute_object", "memory_object"]
 
 JSON_SUMMARY_VERSION = 1
 
@@ -38,7 +40,8 @@ def json_summary(record: RunRecord, diagnosis: Diagnosis, report_path: Optional[
         "findings": [
             {
                 "id": f.id, "severity": f.severity, "category": f.category, "title": f.title,
-                "message": f.message, "advice": f.advice,
+                "message": f.message, "advice": f.advice, "changes_at": f.changes_at or None,
+                "framework": f.framework or None,
                 "gain": {"seconds_per_step": f.gain.seconds_per_step, "speedup": f.gain.speedup,
                          "text": f.gain.text, "base_s": f.gain.base, "per_sample": f.gain.per_sample,
                          "measured": f.gain.measured,
@@ -49,6 +52,8 @@ def json_summary(record: RunRecord, diagnosis: Diagnosis, report_path: Optional[
             }
             for f in diagnosis.findings
         ],
+        "compute": compute_object(facts),
+        "memory": memory_object(facts),
         "outcome": {"status": o.status, "exit_code": o.exit_code, "signal": o.signal,
                     "exception_type": o.exception_type, "reason": o.reason, "duration_s": o.duration,
                     "oom": o.oom},
@@ -64,6 +69,63 @@ def json_summary(record: RunRecord, diagnosis: Diagnosis, report_path: Optional[
         "report_path": str(report_path) if report_path is not None else None,
         "record_path": str(record_path) if record_path is not None else None,
     }
+
+
+# key in the summary -> (fact, the fact that says why it is unknown)
+_COMPUTE = {
+    "flops_per_step": ("flops_per_step", "flops_unknown_reason"),
+    "achieved_flops_per_s": ("achieved_flops_per_s", "mfu_unknown_reason"),
+    "peak_flops_per_s": ("peak_flops_per_s", "peak_unknown_reason"),
+    "peak_source": ("peak_source", "peak_unknown_reason"),
+    "mfu": ("mfu", "mfu_unknown_reason"),
+    "memory_bound_share": ("memory_bound_share", None),
+}
+_MEMORY = {
+    "parameters": ("memory_parameters", "memory_unknown_reason"),
+    "gradients": ("memory_gradients", "memory_unknown_reason"),
+    "optimizer_state": ("memory_optimizer_state", "memory_unknown_reason"),
+    "activations": ("memory_activations", "memory_unknown_reason"),
+    "peak": ("memory_step_peak", "memory_unknown_reason"),
+    "limit": ("memory_limit", None),
+    "growth_per_step": ("memory_growth_per_step", "memory_unknown_reason"),
+}
+_NO_REASON = {
+    "memory_bound_share": "no operator profile of the steps (the profiler window did not run, or the record "
+                          "predates the split by kind)",
+    "limit": "the memory limit could not be read",
+    "growth_per_step": "fewer than two steps were counted",
+}
+
+
+def _figures(facts: dict[str, Any], table: dict[str, tuple[str, Optional[str]]]) -> dict[str, Any]:
+    """The figures by key, each None with a reason in ``why`` when unknown."""
+    out: dict[str, Any] = {}
+    why: dict[str, str] = {}
+    for key, (fact, reason_fact) in table.items():
+        value = facts.get(fact)
+        out[key] = value
+        if value is None:
+            reason = facts.get(reason_fact) if reason_fact else None
+            why[key] = str(reason or _NO_REASON.get(key, "not measured in this run"))
+    out["why"] = why
+    return out
+
+
+def compute_object(facts: dict[str, Any]) -> dict[str, Any]:
+    """The step's FLOPs against the hardware's ceiling (MFU), in FLOP and FLOP/s."""
+    out = _figures(facts, _COMPUTE)
+    out.update({"flops_per_sample": facts.get("flops_per_sample"), "peak_dtype": facts.get("peak_dtype"),
+                "peak_device": facts.get("peak_device"), "uncounted_ops": facts.get("uncounted_ops")})
+    return out
+
+
+def memory_object(facts: dict[str, Any]) -> dict[str, Any]:
+    """What fills memory in a step, in bytes."""
+    out = _figures(facts, _MEMORY)
+    out.update({"activations_per_sample": facts.get("memory_activations_per_sample"),
+                "largest_batch": facts.get("memory_largest_batch"),
+                "limit_source": facts.get("memory_limit_source"), "free_at_start": facts.get("memory_free_at_start")})
+    return out
 
 
 def _whatif(diagnosis: Diagnosis) -> Optional[dict[str, Any]]:

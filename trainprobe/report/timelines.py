@@ -16,9 +16,9 @@ from .sections import bare_reason, gpu_unavailable_reason
 
 __all__ = ["timelines_section", "hero_chart", "time_range", "phase_bands"]
 
-_PHASE_COLORS = {"warmup": "#eceff3", "steady": "#e4f0fb", "profiled": "#fbf3dc",
+_PHASE_COLORS = {"warmup": "#eceff3", "census": "#f1f1ec", "steady": "#e4f0fb", "profiled": "#fbf3dc",
                  "cprofile": "#f3e8f7", "after": "#ffffff"}
-_PHASE_LABELS = {"warmup": "warm-up", "steady": "steady (measured)", "profiled": "torch.profiler",
+_PHASE_LABELS = {"warmup": "warm-up", "census": "counting step", "steady": "steady (measured)", "profiled": "torch.profiler",
                  "cprofile": "cProfile", "after": "after"}
 MAX_EPOCH_MARKERS = 60
 

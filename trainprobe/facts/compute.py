@@ -1,0 +1,210 @@
+"""Compute facts: the step's FLOPs, the hardware's ceiling, and how close the step comes to it.
+
+``flops_per_step`` is counted (``probe/census.py``: matrix products, forward and backward, 2
+FLOPs per multiply-add), never estimated from a model's size. ``achieved_flops_per_s`` divides
+it by the mean steady step (``step_time``), the one base of every figure. The ceiling
+(``peak_flops_per_s``) is for the dtype the products ran in: measured on a CPU, the datasheet's
+on a GPU, TF32 when fp32 products may use it. MFU is their ratio. Each of them is None with a
+``*_unknown_reason`` saying why, never a guess.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from ..record import RunRecord
+from ._stats import mean, ratio
+from .window import mean_step_time, steady_steps
+
+__all__ = ["FAMILY", "FACTS", "compute", "matmul_dtype", "peak_dtype"]
+
+FAMILY = "compute"
+
+_MEMORY_BOUND_KINDS = ("elementwise", "normalization", "reduction", "copy", "indexing")
+_COMPUTE_KINDS = ("matmul", "conv", "attention")
+
+FACTS = {
+    "flops_per_step": ("FLOP", "FLOPs of one training step's matrix products (matmul, convolution, attention, "
+                       "recurrent gates; forward and backward, 2 per multiply-add), counted by running a step "
+                       "under trainprobe's counter."),
+    "flops_per_sample": ("FLOP", "flops_per_step over the samples of the counted step."),
+    "flops_forward_share": ("share", "Of the counted FLOPs, the share in the forward."),
+    "flops_dtype": ("text", "The dtype most of the counted FLOPs ran in (fp32, bf16, fp16)."),
+    "flops_unknown_reason": ("text", "Why the step's FLOPs are unknown (None when they were counted)."),
+    "uncounted_ops": ("text", "Ops that do arithmetic but have no FLOP formula, left out of the count (listed, "
+                      "not guessed); None when there were none."),
+    "counted_bytes_per_step": ("bytes", "Tensor bytes the step's ops read and wrote (the counted step)."),
+    "arithmetic_intensity": ("x", "flops_per_step over counted_bytes_per_step: FLOPs per byte moved. Well below "
+                             "the hardware's peak FLOP/s over its bandwidth, a step is bound by memory traffic."),
+    "achieved_flops_per_s": ("FLOP/s", "flops_per_step over the mean steady step (step_time)."),
+    "peak_flops_per_s": ("FLOP/s", "The hardware's ceiling for the products' dtype: a matmul benchmark measured "
+                         "on this CPU after the run, or the GPU's datasheet figure."),
+    "peak_dtype": ("text", "The dtype the ceiling is for: the products' dtype, tf32 for fp32 products on a GPU "
+                   "that allows TF32."),
+    "peak_source": ("text", "'measured' (on this CPU) or 'datasheet' (the GPU's)."),
+    "peak_device": ("text", "The CPU's model or the GPU's name the ceiling is for."),
+    "peak_unknown_reason": ("text", "Why the ceiling is unknown (None when it is known)."),
+    "peak_memory_bandwidth": ("B/s", "The memory bandwidth beside the ceiling: a measured copy on a CPU, the "
+                              "datasheet's on a GPU."),
+    "bf16_peak_speedup": ("x", "The ceiling's bf16 FLOP/s over its fp32 FLOP/s (both measured on a CPU, from "
+                          "the datasheet on a GPU): how much faster this hardware multiplies in bfloat16."),
+    "peak_outside_cores": ("count", "Cores other programs kept busy while the CPU's peak was measured (it "
+                           "reads low when they did)."),
+    "mfu": ("share", "Model FLOPs utilization: achieved_flops_per_s over peak_flops_per_s."),
+    "mfu_unknown_reason": ("text", "Why MFU is unknown (None when it is known)."),
+    "mfu_while_busy": ("share", "On a GPU, MFU over the time the GPU was busy rather than the whole step: how "
+                       "well its kernels use it while they run (mfu / gpu_busy_share)."),
+    "memory_bound_share": ("share", "Of the compute ops' time (on a GPU: kernel time), the share in memory-bound "
+                           "ops: element-wise, normalization, reduction, copies and indexing."),
+    "model_memory_bound_share": ("share", "memory_bound_share outside the optimizer's step: the forward's and "
+                                 "backward's memory-bound ops, which compiling the model fuses (the update is not "
+                                 "part of the model's graph)."),
+    "matmul_op_share": ("share", "Of the compute ops' time, the share in matrix products, convolutions and "
+                        "attention."),
+    "optimizer_kind": ("text", "How the optimizer updates the parameters: for-loop (one op per parameter "
+                       "tensor), foreach (batched across tensors) or fused (one kernel)."),
+    "top_module": ("text", "The model's child module whose forward and backward took the most time (profiled window)."),
+    "top_module_share": ("share", "Its forward and backward time over the mean steady step."),
+    "census_step_time": ("s", "Mean duration of the counted step(s), the counter's own cost included."),
+}
+
+
+def matmul_dtype(record: RunRecord) -> Optional[str]:
+    """The dtype most counted FLOPs ran in."""
+    by_dtype = record.compute.flops.by_dtype
+    if not by_dtype:
+        return None
+    return max(by_dtype, key=by_dtype.get)  # type: ignore[arg-type]
+
+
+def peak_dtype(record: RunRecord, dtype: Optional[str]) -> Optional[str]:
+    """The ceiling's dtype: fp32 products run as TF32 on a GPU when torch allows it."""
+    if dtype != "fp32" or record.compute.peak.source != "datasheet":
+        return dtype
+    s = record.settings
+    if s.cuda_matmul_allow_tf32 or s.float32_matmul_precision in ("high", "medium"):
+        return "tf32"
+    return dtype
+
+
+def _outside_cores(record: RunRecord) -> Optional[float]:
+    """Cores other programs used while the CPU's peak was measured: the machine's busy cores less the
+    run's own, over the measurement's seconds."""
+    peak = record.compute.peak
+    if peak.started is None or peak.duration is None:
+        return None
+    span = (peak.started - 0.15, peak.started + peak.duration + 0.15)  # samples every 0.1 s
+    host, logical = record.samples.host, record.environment.logical_cores
+    machine = [v for t, v in zip(host.t, host.cpu_percent) if span[0] <= t <= span[1]]
+    if not machine or not logical:
+        return None
+    run = 0.0
+    for p in record.samples.processes:
+        values = [v for t, v in zip(p.t, p.cpu_percent) if span[0] <= t <= span[1]]
+        run += (mean(values) or 0.0) / 100.0
+    return max(0.0, (mean(machine) or 0.0) / 100.0 * logical - run)
+
+
+def _optimizer_kind(record: RunRecord) -> Optional[str]:
+    traced = record.profiler.optimizer_kind
+    if traced:
+        return traced
+    optimizers = record.settings.optimizers
+    if not optimizers:
+        return None
+    first = optimizers[0]
+    if first.fused:
+        return "fused"
+    if first.foreach:
+        return "foreach"
+    if first.foreach is False:
+        return "for-loop"
+    # torch's default: foreach for parameters on a GPU, a for-loop on a CPU.
+    return "foreach" if any(d.startswith("cuda") for d in first.param_devices) else "for-loop"
+
+
+def _op_kind_shares(record: RunRecord) -> dict[str, object]:
+    kinds = record.profiler.op_kinds or {}
+    total = sum(kinds.values())
+    out: dict[str, object] = {"model_memory_bound_share": record.profiler.model_memory_bound_share}
+    if total <= 0:
+        out.update(memory_bound_share=record.profiler.memory_bound_share, matmul_op_share=None)
+        return out
+    out.update(memory_bound_share=sum(kinds.get(k, 0.0) for k in _MEMORY_BOUND_KINDS) / total,
+               matmul_op_share=sum(kinds.get(k, 0.0) for k in _COMPUTE_KINDS) / total)
+    return out
+
+
+def _top_module(record: RunRecord) -> dict[str, object]:
+    modules = record.profiler.module_times
+    timed = [(m.name, (m.forward_per_step or 0.0) + (m.backward_per_step or 0.0)) for m in modules]
+    timed = [(name, t) for name, t in timed if t > 0]
+    if not timed:
+        return {}
+    name, seconds = max(timed, key=lambda nt: nt[1])
+    step = mean_step_time(steady_steps(record))
+    share = ratio(seconds, step)
+    return {"top_module": name, "top_module_share": min(1.0, share) if share is not None else None}
+
+
+def compute(record: RunRecord) -> dict[str, object]:
+    counted, peak = record.compute.flops, record.compute.peak
+    out: dict[str, object] = {"optimizer_kind": _optimizer_kind(record)}
+    out.update(_top_module(record))
+    out.update(_op_kind_shares(record))
+    dtype = matmul_dtype(record)
+    total = counted.flops if counted.availability.available else None
+    out["flops_unknown_reason"] = None if total is not None else (
+        counted.availability.reason or "this record was made before trainprobe counted FLOPs")
+    bytes_moved = sum(op.bytes for op in counted.ops) if counted.ops else None
+    out.update({
+        "flops_per_step": total,
+        "flops_per_sample": ratio(total, counted.samples),
+        "flops_forward_share": ratio(counted.by_phase.get("forward"), total) if total else None,
+        "flops_dtype": dtype,
+        "uncounted_ops": ", ".join(counted.uncounted) if counted.uncounted else None,
+        "counted_bytes_per_step": bytes_moved,
+        "arithmetic_intensity": ratio(total, bytes_moved),
+        "census_step_time": counted.step_time,
+    })
+    wanted = peak_dtype(record, dtype) or ("fp32" if peak.source == "measured" else None)
+    ceiling = peak.flops_per_s.get(wanted) if wanted and peak.availability.available else None
+    out.update({
+        "peak_dtype": wanted,
+        "peak_flops_per_s": ceiling,
+        "peak_source": peak.source,
+        "peak_device": peak.device or None,
+        "peak_memory_bandwidth": peak.memory_bytes_per_s if peak.availability.available else None,
+        "bf16_peak_speedup": ratio(peak.flops_per_s.get("bf16"), peak.flops_per_s.get("fp32")),
+        "peak_outside_cores": _outside_cores(record),
+    })
+    if not peak.availability.available:
+        out["peak_unknown_reason"] = peak.availability.reason or "this record was made before trainprobe measured peaks"
+    elif ceiling is None:
+        out["peak_unknown_reason"] = f"peak unknown: no {wanted or 'matching'} figure for {peak.device or 'this device'}"
+    else:
+        out["peak_unknown_reason"] = None
+    return out
+
+
+def achieved(values: dict[str, object]) -> dict[str, object]:
+    """The facts that need the step time (facts/__init__ calls this after the step family)."""
+    total, step = values.get("flops_per_step"), values.get("step_time")
+    achieved_rate = ratio(total, step)
+    samples_rate, per_sample = values.get("samples_per_second"), values.get("flops_per_sample")
+    if isinstance(samples_rate, (int, float)) and isinstance(per_sample, (int, float)):
+        achieved_rate = per_sample * samples_rate  # the batches of the steady steps, not the counted one's
+    mfu = ratio(achieved_rate, values.get("peak_flops_per_s"))
+    if mfu is not None:
+        reason = None
+    elif values.get("flops_unknown_reason"):
+        reason = f"FLOPs unknown: {values['flops_unknown_reason']}"
+    elif values.get("peak_unknown_reason"):
+        reason = str(values["peak_unknown_reason"])
+    else:
+        reason = "no steady steps to time" if step is None else "unknown"
+    busy = values.get("gpu_busy_share")
+    while_busy = ratio(mfu, busy) if isinstance(busy, (int, float)) and busy > 0 else None
+    return {"achieved_flops_per_s": achieved_rate, "mfu": mfu, "mfu_unknown_reason": reason,
+            "mfu_while_busy": min(1.0, while_busy) if while_busy is not None else None}
+

@@ -1,0 +1,104 @@
+"""The hardware's ceiling for the run's matrix products: measured on a CPU, from the datasheet on a GPU.
+
+A CPU's peak depends on its model, its vector units, the threads torch may use and the load
+around it: no table can hold it, so it is measured on the spot, after the script's steps (never
+inside a measured window), with the run's own torch thread count: the best of repeated n×n×n
+matmuls in each dtype the run used, and a large copy for memory bandwidth. It takes under two
+seconds. The figures are best-of, since other programs' load only ever slows a repetition down;
+the record keeps when it ran, so the facts can say whether other programs loaded the machine
+meanwhile (``compute_peak_outside_load``). A GPU's peak is its datasheet figure
+(``readiness/peaks.py``), for the dtype its matrix products ran in; a GPU not in the table gets
+"peak unknown", never a guess.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from ..machine import get_cpu_model
+from ..readiness.peaks import gpu_peak
+from ..record_base import Availability
+from ..record_compute import ComputePeak
+
+__all__ = ["measure_peak", "datasheet_peak", "MATMUL_SIZE"]
+
+MATMUL_SIZE = 1024  # 2.1 GFLOP a product: ~10 ms at a CPU's 200 GFLOP/s, long enough to time well
+_SECONDS_PER_DTYPE = 0.35
+_MAX_REPEATS = 40
+_COPY_BYTES = 64 << 20
+_TORCH_DTYPES = {"fp32": "float32", "bf16": "bfloat16", "fp16": "float16"}
+
+
+def datasheet_peak(name: str) -> ComputePeak:
+    """The datasheet ceiling of the GPU named ``name``; unavailable (naming it) when not in the table."""
+    peak = gpu_peak(name)
+    if peak is None:
+        return ComputePeak(availability=Availability(False, f"peak unknown: {name or 'this GPU'} is not in "
+                                                            "trainprobe's datasheet table"),
+                           source="datasheet", device=name)
+    return ComputePeak(availability=Availability(True), source="datasheet", device=name,
+                       flops_per_s=peak.flops_per_s,
+                       memory_bytes_per_s=peak.memory_tb_per_s * 1e12 if peak.memory_tb_per_s else None,
+                       reference=peak.reference)
+
+
+def _best_matmul(torch: Any, dtype: Any, n: int) -> float:
+    """FLOP/s of the fastest of repeated n×n×n products."""
+    a = torch.randn(n, n).to(dtype)
+    b = torch.randn(n, n).to(dtype)
+    for _ in range(2):  # first calls pick kernels and fault pages in
+        torch.mm(a, b)
+    best = float("inf")
+    deadline = time.perf_counter() + _SECONDS_PER_DTYPE
+    for _ in range(_MAX_REPEATS):
+        start = time.perf_counter()
+        torch.mm(a, b)
+        best = min(best, time.perf_counter() - start)
+        if time.perf_counter() > deadline:
+            break
+    return 2.0 * n * n * n / best
+
+
+def _best_copy(torch: Any) -> float:
+    """Bytes/s of the fastest of a few copies of a buffer larger than the caches (read + write)."""
+    src = torch.empty(_COPY_BYTES // 4, dtype=torch.float32).fill_(1.0)
+    dst = torch.empty_like(src)
+    best = float("inf")
+    for _ in range(5):
+        start = time.perf_counter()
+        dst.copy_(src)
+        best = min(best, time.perf_counter() - start)
+    return 2.0 * _COPY_BYTES / best
+
+
+def measure_peak(torch: Any, cuda: bool, dtypes: tuple[str, ...], t0: float) -> ComputePeak:
+    """The ceiling for this run: the datasheet's on a GPU, a measurement on a CPU (``t0``: the
+    record's time base, to say when it ran)."""
+    if cuda:
+        try:
+            name = torch.cuda.get_device_name(torch.cuda.current_device())
+        except Exception as exc:  # pylint: disable=broad-except
+            return ComputePeak(availability=Availability(False, f"the GPU's name could not be read: {exc}"),
+                               source="datasheet")
+        return datasheet_peak(name)
+    started = time.monotonic()
+    flops: dict[str, float] = {}
+    for key in dtypes:
+        dtype = getattr(torch, _TORCH_DTYPES.get(key, ""), None)
+        if dtype is None:
+            continue
+        try:
+            flops[key] = _best_matmul(torch, dtype, MATMUL_SIZE)
+        except Exception:  # pylint: disable=broad-except  # a dtype this CPU build cannot multiply
+            continue
+    try:
+        bandwidth = _best_copy(torch)
+    except Exception:  # pylint: disable=broad-except
+        bandwidth = None
+    duration = time.monotonic() - started
+    if not flops:
+        return ComputePeak(availability=Availability(False, "the matmul benchmark could not run"), source="measured")
+    return ComputePeak(availability=Availability(True), source="measured", device=get_cpu_model() or "CPU",
+                       flops_per_s=flops, memory_bytes_per_s=bandwidth, threads=int(torch.get_num_threads()),
+                       started=started - t0, duration=duration, matmul_size=MATMUL_SIZE)
