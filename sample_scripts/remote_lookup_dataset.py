@@ -14,9 +14,7 @@ TRAINPROBE_SAMPLE = {
     "plants": "each sample waits ~2 ms on a (simulated) remote service in __getitem__, with num_workers=0",
     "verdict": {"cpu": "input", "gpu": "input"},
     "findings": {"cpu": ["dataloader-workers-waiting"], "gpu": ["dataloader-workers-waiting"]},
-    # outside-cpu-load: its recorded run was made while other programs shared the 2 cores (re-record it
-    # on a quiet machine and drop it from here).
-    "allow": {"cpu": ["outside-cpu-load"],
+    "allow": {"cpu": [],
               "gpu": ["amp-not-used", "tf32-disabled", "cudnn-benchmark-off", "small-batch-underused-gpu",
                       "dataloader-pin-memory-off"]},
     "clean": False,

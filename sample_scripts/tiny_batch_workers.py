@@ -17,9 +17,7 @@ TRAINPROBE_SAMPLE = {
     "findings": {"cpu": ["small-batch-overhead", "worker-handoff-outweighs-batch"],
                  "gpu": ["small-batch-underused-gpu"]},
     # Also true of tiny batches of a small model: its ops are small, and the queue of batches can run dry.
-    # outside-cpu-load: its recorded run was made while other programs shared the 2 cores (re-record it
-    # on a quiet machine and drop it from here).
-    "allow": {"cpu": ["launch-bound-small-ops", "dataloader-prefetch-starved", "outside-cpu-load"],
+    "allow": {"cpu": ["launch-bound-small-ops", "dataloader-prefetch-starved"],
               "gpu": ["launch-bound-small-ops", "worker-handoff-outweighs-batch", "dataloader-pin-memory-off",
                       "optimizer-not-fused"]},
     "clean": False,

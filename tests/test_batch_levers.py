@@ -418,3 +418,14 @@ def test_the_cached_lookup_gets_no_input_finding():
     found = {f.id for f in diagnosis.findings}
     assert not found & {"dataloader-workers-waiting", "dataloader-too-few-workers"}
     assert diagnosis.fact_values()["suggested_num_workers"] <= diagnosis.fact_values()["usable_cores"]
+
+
+def test_a_measured_larger_batch_is_per_sample_on_every_finding_it_answers():
+    """A rule with no estimate of its own (low-mfu-small-batch, small-batch-underused-gpu) whose fix
+    is the larger batch gets the measurement in samples per second too."""
+    from trainprobe.engine.measured import measured_gain
+    finding = Finding(id="x", name="x", category="compute", severity="info", title="x", message="", advice="",
+                      fix_id="larger_batch",
+                      verification=Verification(status="measured", speedup=5.25, low=3.89, high=7.33, n=4))
+    gain = measured_gain(finding, 0.0026)
+    assert gain.per_sample and "more samples per second" in gain.text

@@ -18,6 +18,7 @@ from typing import Optional
 
 from .. import display
 from ..findings import Diagnosis, Finding, Gain, Verification
+from ..whatif.fixes import REGISTRY
 from ..whatif.trials import GAIN_THRESHOLD
 from .stability import Stability
 from .verdict import make_verdict, rank_findings, with_stability
@@ -50,7 +51,8 @@ def measured_gain(finding: Finding, step_time: Optional[float]) -> Optional[Gain
     estimate = finding.gain
     if v.status == "no_gain" and not _disproved(estimate, v):
         return None  # too little, or too noisy, to overrule the estimate either way
-    per_sample = estimate.per_sample
+    fix = REGISTRY.get(finding.fix_id or "")
+    per_sample = estimate.per_sample or bool(fix is not None and fix.per_sample)  # a larger batch's
     base = estimate.base or step_time
     what = "more samples per second" if per_sample else "faster steps"
     was = f"; the estimate was {estimate.text}" if estimate.text and not estimate.measured else ""
