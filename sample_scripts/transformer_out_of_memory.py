@@ -18,10 +18,10 @@ effective batch of 8 and fits), with the numbers.
 """
 
 TRAINPROBE_SAMPLE = {
-    "plants": "variable-length fine-tune: the first long batch (16x more tokens) runs out of memory mid-epoch",
+    "plants": "variable-length fine-tune: the first long batch (about 14x the tokens) runs out of memory mid-epoch",
     "verdict": {"cpu": "memory", "gpu": "memory"},
     "findings": {"cpu": ["memory-near-limit"], "gpu": ["memory-near-limit"]},
-    "allow": {"cpu": [], "gpu": ["small-batch-underused-gpu"]},
+    "allow": {"cpu": ["small-batch-overhead"], "gpu": ["small-batch-underused-gpu"]},
     "clean": False,
     "ci": False,
     "args": [],
@@ -100,9 +100,9 @@ class GPT(nn.Module):
 class Documents(Dataset):
     """Random token documents: short posts, and one long article in a hundred."""
 
-    def __init__(self, n: int, cfg: GPTConfig, seed: int = 0):
+    def __init__(self, n: int, cfg: GPTConfig, long_share: float = 0.01, seed: int = 0):
         g = torch.Generator().manual_seed(seed)
-        long = torch.rand(n, generator=g) < 0.01
+        long = torch.rand(n, generator=g) < long_share
         short_len = torch.randint(32, 161, (n,), generator=g)
         long_len = torch.randint(1536, cfg.max_len + 1, (n,), generator=g)
         self.lengths = torch.where(long, long_len, short_len).tolist()
@@ -142,6 +142,7 @@ def main():
     parser.add_argument("--batch-size", type=int, default=8)
     parser.add_argument("--accumulation-steps", type=int, default=1, help="micro-batches per optimizer step")
     parser.add_argument("--documents", type=int, default=4000)
+    parser.add_argument("--long-share", type=float, default=0.01, help="share of long articles (0: short posts only)")
     parser.add_argument("--memory-limit-gb", type=float, default=2.0, help="CPU: the data-segment limit (0: none)")
     parser.add_argument("--gpu-memory-gb", type=float, default=16.0, help="GPU: the share of the card to keep to")
     parser.add_argument("--gpu-size", action=argparse.BooleanOptionalAction, default=None,
@@ -156,7 +157,7 @@ def main():
     limit_memory(args, device)
     torch.manual_seed(0)
 
-    loader = DataLoader(Documents(args.documents, cfg), batch_size=args.batch_size, shuffle=True,
+    loader = DataLoader(Documents(args.documents, cfg, args.long_share), batch_size=args.batch_size, shuffle=True,
                         collate_fn=pad_to_longest, generator=torch.Generator().manual_seed(4))
     model = GPT(cfg).to(device)
     optimizer = torch.optim.AdamW(model.parameters(), lr=3e-4, weight_decay=0.1, fused=True)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 import os
 import sys
+from dataclasses import replace
 
 import pytest
 import torch
@@ -216,3 +217,79 @@ def test_the_verification_reports_peak_memory_beside_speed():
     # Accumulation saved 3%: less than the 5% every pair must save to count.
     assert "grad_accumulation=2: peak memory 880 MiB with it, 905 MiB without (-3%)" in text
     assert v.speedup == pytest.approx(out.results[ckpt.key].median)
+
+
+# A real script for the memory fixes in a real child: repeated blocks in a ModuleList, an LR scheduler (it wraps
+# optimizer.step), a DataLoader with a literal batch size.
+SCRIPT = '''
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from torch.utils.data import DataLoader, TensorDataset
+
+
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1, self.fc2 = nn.Linear(64, 512), nn.Linear(512, 64)
+
+    def forward(self, x):
+        return x + self.fc2(F.gelu(self.fc1(x)))
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.blocks = nn.ModuleList(Block() for _ in range(4))
+        self.head = nn.Linear(64, 10)
+
+    def forward(self, x):
+        for block in self.blocks:
+            x = block(x)
+        return self.head(x)
+
+
+if __name__ == "__main__":
+    torch.manual_seed(0)
+    loader = DataLoader(TensorDataset(torch.randn(4096, 64), torch.randint(0, 10, (4096,))), batch_size=256,
+                        shuffle=True)
+    model = Net()
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=1000)
+    for epoch in range(50):
+        for x, y in loader:
+            loss = F.cross_entropy(model(x), y)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            scheduler.step()
+'''
+
+
+@pytest.mark.slow
+def test_memory_fixes_lower_the_peak_in_a_real_run_and_the_probe_keeps_its_step_count(tmp_path):
+    from trainprobe.probe.launch import ProbeOptions, run_probe
+    from trainprobe.whatif.inject import plugin_spec
+    from trainprobe.whatif.trials import summarize_trial, trial_plan
+
+    script = tmp_path / "train.py"
+    script.write_text(SCRIPT)
+    trials = {}
+    for name, fixes in (("baseline", {}), ("checkpointing", {"activation_checkpointing": "blocks"}),
+                        ("accumulation", {"grad_accumulation": 2})):
+        out = tmp_path / name
+        plan = replace(trial_plan(max_seconds=90, memory=True), steady_seconds=0.5)
+        result = run_probe([str(script)], ProbeOptions(out_dir=out, plan=plan, plugins=(plugin_spec(fixes),),
+                                                       child_output=out / "script-output.log"))
+        assert result.record.outcome.status == "stopped", result.record.outcome
+        trials[name] = (result.record, summarize_trial(1, name, fixes, out, result.record, 1.0))
+    base, ckpt, accum = (trials[k][1] for k in ("baseline", "checkpointing", "accumulation"))
+    assert ckpt.fixes_applied == ("activation_checkpointing",) and accum.fixes_applied == ("grad_accumulation",)
+    # Checkpointed blocks keep their inputs only: the counted step's peak falls.
+    assert ckpt.memory_peak < base.memory_peak * 0.9
+    assert accum.memory_peak < base.memory_peak * 0.9  # half the batch's activations at a time
+    # The recomputation in backward is not a new forward of a new model...
+    assert [m.type.rsplit(".", 1)[-1] for m in trials["checkpointing"][0].settings.models] == ["Net"]
+    # ...and a step of the accumulation run is one update: two micro-batches, as many samples as the baseline's.
+    steady = [s for s in trials["accumulation"][0].steps if s.phase == "steady"]
+    assert steady and all(s.batches == 2 and s.samples == 256 for s in steady)
