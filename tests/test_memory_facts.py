@@ -141,3 +141,15 @@ def test_growth_is_told_with_its_share_lines_phase_and_the_steps_left():
     assert (values["memory_growth_phase"], values["memory_growth_storages"]) == ("forward", 1)
     room = int((20 * GIB - 500 * MIB) * 0.9)
     assert values["memory_steps_to_fill"] == (room - 100 * MIB) // (8 * MIB)
+
+
+def test_a_gpu_run_without_a_counted_step_still_tells_growth_from_the_allocator():
+    from trainprobe.record import DeviceMemorySteps
+    steps = tuple(range(10))
+    rec = replace(gpu_record(), memory=Memory(device_steps=DeviceMemorySteps(
+        step=steps, allocated_peak=tuple(10 * GIB + s * 64 * MIB for s in steps),
+        reserved_peak=tuple(12 * GIB for _ in steps), allocated_end=tuple(2 * GIB + s * 64 * MIB for s in steps))))
+    values = _facts(rec)
+    assert values["memory_unknown_reason"] and values["memory_growth_steps"] == 9
+    assert values["memory_growth_per_step"] == 64 * MIB
+    assert values["memory_growth_share"] == pytest.approx(64 * MIB / (10 * GIB + 9 * 64 * MIB))

@@ -231,8 +231,9 @@ def _growth(record: RunRecord, out: dict[str, object], slope: Optional[float]) -
     growth = census.retained_per_step
     if isinstance(slope, (int, float)) and out.get("memory_growth_steps", 0) >= len(memory.device_steps.step) // 2:
         growth = max(growth or 0, int(slope))
+    peak = census.step_peak or out.get("gpu_allocated_peak")  # a GPU run without a counted step: the allocator's
     result: dict[str, object] = {"memory_growth_per_step": growth,
-                                 "memory_growth_share": ratio(growth, census.step_peak),  # type: ignore[arg-type]
+                                 "memory_growth_share": ratio(growth, peak),  # type: ignore[arg-type]
                                  "memory_growth_storages": census.retained_storages}
     if census.retained_sites:
         result["memory_growth_site"] = max(census.retained_sites, key=census.retained_sites.get)  # type: ignore[arg-type]
@@ -242,7 +243,7 @@ def _growth(record: RunRecord, out: dict[str, object], slope: Optional[float]) -
             result["memory_growth_call_site"] = caller
     if census.retained_phases:
         result["memory_growth_phase"] = max(census.retained_phases, key=census.retained_phases.get)  # type: ignore[arg-type]
-    room, peak = out.get("memory_room"), census.step_peak
+    room = out.get("memory_room")
     if growth and _number(room) and _number(peak):
         result["memory_steps_to_fill"] = max(0, int((room - peak) // growth))  # type: ignore[operator]
     return result
@@ -261,6 +262,8 @@ def compute(record: RunRecord) -> dict[str, object]:
             "this record was made before trainprobe counted memory"
         out.update(_before_first_step(record))
         out["memory_room"] = _room(out)
+        if memory.device_steps.step:  # a GPU's allocator still tells growth between steps
+            out.update(_growth(record, out, slope))
         out.update(savings(record, out))
         return out
     activations = None
