@@ -262,7 +262,8 @@ def free_at_start(samples: Samples, limit: Optional[int]) -> Optional[int]:
     for gpu in samples.gpus:
         used = next((u for u in gpu.mem_used if u is not None), None)
         if gpu.mem_total and used is not None:
-            return max(0, int(gpu.mem_total) - int(used))
+            free = max(0, int(gpu.mem_total) - int(used))
+            return min(free, int(limit)) if limit else free  # a process held to a fraction of the card
     available = samples.host.mem_available[0] if samples.host.mem_available else None
     if available is None:
         return None
