@@ -120,3 +120,16 @@ def test_no_other_recorded_run_is_called_a_leak():
         if path.name.startswith("leaking_metrics"):
             continue
         assert "memory-grows-each-step" not in {f.id for f in recorded.diagnosed(path)[1].findings}, path.name
+
+
+def test_a_run_the_kernels_oom_killer_ended_keeps_its_limit_its_largest_input_and_the_fix():
+    """The same sample without its own limit, in a cgroup v1 memory group of 1900 MiB: SIGKILL at step 17, with no
+    end of the script to write the limit (it was streamed when the count began)."""
+    record = recorded.load(RUNS / "memory" / "transformer_out_of_memory_killed.cpu.run.json")
+    assert record.outcome.status == "killed" and record.outcome.oom and record.outcome.signal == "SIGKILL"
+    assert record.memory.limit_source == "cgroup memory limit" and record.memory.limit == 1900 * 2 ** 20
+    assert record.memory.largest_input_step == 17 and record.memory.failed_request is None
+    diagnosis = recorded.diagnosed(RUNS / "memory" / "transformer_out_of_memory_killed.cpu.run.json")[1]
+    f = next(f for f in diagnosis.findings if f.id == "memory-near-limit")
+    assert "(killed by the operating system's OOM killer)" in f.message
+    assert "(1) gradient accumulation: batches of 4 with 2 accumulation steps" in f.advice
