@@ -153,3 +153,15 @@ def test_a_gpu_run_without_a_counted_step_still_tells_growth_from_the_allocator(
     assert values["memory_unknown_reason"] and values["memory_growth_steps"] == 9
     assert values["memory_growth_per_step"] == 64 * MIB
     assert values["memory_growth_share"] == pytest.approx(64 * MIB / (10 * GIB + 9 * 64 * MIB))
+
+
+def test_a_script_that_already_accumulates_is_judged_by_its_micro_batch():
+    """4 DataLoader batches of 16 per counted step (64 samples per update): the activations are one micro-batch's."""
+    rec = counted_cpu_step()
+    steps = tuple(replace(s, phase="census", batches=4) if s.index in (3, 4) else s for s in rec.steps)
+    values = _facts(replace(rec, steps=steps))
+    assert (values["memory_batch_samples"], values["memory_effective_batch"], values["memory_micro_batches"]) == \
+        (16, 64, 4)
+    assert values["memory_activations_per_sample"] == 94 * MIB / 16
+    # Half the micro-batch is the least accumulation can offer: 8 micro-batches of 8 per update.
+    assert (values["memory_accumulation_steps"], values["memory_accumulation_micro_batch"]) == (8, 8)

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ..record import RunRecord
+from ..record import PHASE_CENSUS, RunRecord
 from ._stats import ratio
 from .memory_fixes import FIX_FACTS, FIT_MARGIN, savings
 
@@ -57,7 +57,12 @@ FACTS = {
                                       "step's samples."),
     "memory_optimizer_peak": ("bytes", "The peak during the optimizer's update (its temporaries come on top of "
                               "what persists, whatever the batch)."),
-    "memory_batch_samples": ("count", "Samples in the counted step (the base of the per-sample figures)."),
+    "memory_batch_samples": ("count", "Samples in one batch of the counted step (the base of the per-sample "
+                             "figures): the micro-batch where the script accumulates gradients."),
+    "memory_effective_batch": ("count", "Samples per update in the counted step (memory_batch_samples times "
+                               "memory_micro_batches)."),
+    "memory_micro_batches": ("count", "DataLoader batches in the counted step: more than 1 where the script already "
+                             "accumulates gradients."),
     "memory_limit": ("bytes", "Memory the run may use: the GPU's, else the tightest of the cgroup limit, "
                      "ulimit -v and the RAM."),
     "memory_limit_source": ("text", "What sets memory_limit."),
@@ -212,7 +217,8 @@ def _largest_input(record: RunRecord, out: dict[str, object]) -> dict[str, objec
     result: dict[str, object] = {"memory_counted_input": census.input_shape,
                                  "memory_largest_input": memory.largest_input_shape,
                                  "memory_largest_input_step": memory.largest_input_step}
-    fixed, per, samples = out.get("memory_persistent"), out.get("memory_activations_per_sample"), census.samples
+    fixed, per, samples = out.get("memory_persistent"), out.get("memory_activations_per_sample"), \
+        out.get("memory_batch_samples")
     if not (_number(fixed) and _number(per) and samples):
         return result
     scale = 1.0
@@ -249,6 +255,13 @@ def _growth(record: RunRecord, out: dict[str, object], slope: Optional[float]) -
     return result
 
 
+def _micro_batches(record: RunRecord) -> int:
+    """DataLoader batches in a counted step: more than one where the script accumulates gradients, and the
+    activations then are those of one micro-batch (they are freed by each backward)."""
+    counted = sorted(s.batches for s in record.steps if s.phase == PHASE_CENSUS and s.batches)
+    return max(1, counted[len(counted) // 2]) if counted else 1
+
+
 def compute(record: RunRecord) -> dict[str, object]:
     memory, census = record.memory, record.memory.census
     out: dict[str, object] = {
@@ -269,6 +282,8 @@ def compute(record: RunRecord) -> dict[str, object]:
     activations = None
     if census.step_peak is not None and census.at_step_start is not None:
         activations = max(0, census.step_peak - census.at_step_start)
+    micro_batches = _micro_batches(record)
+    samples = census.samples // micro_batches if census.samples else None  # what the activations are of
     out.update({
         "memory_unknown_reason": None, "memory_device": census.device,
         "memory_parameters": census.parameters, "memory_gradients": census.gradients,
@@ -276,9 +291,10 @@ def compute(record: RunRecord) -> dict[str, object]:
         "memory_buffers": census.buffers, "memory_persistent": census.at_step_start,
         "memory_step_peak": census.step_peak, "memory_peak_phase": census.peak_phase,
         "memory_activations": activations, "memory_saved_activations": census.saved_activations,
-        "memory_batch_samples": census.samples,
+        "memory_batch_samples": samples, "memory_effective_batch": census.samples,
+        "memory_micro_batches": micro_batches,
         "memory_activations_per_sample": ratio(max(0, census.activation_peak - census.at_step_start),
-                                               census.samples)
+                                               samples)  # type: ignore[arg-type]
         if census.activation_peak is not None and census.at_step_start is not None else None,
         "memory_optimizer_peak": census.step_peak if census.peak_phase == "optimizer" else None,
         "memory_overhead": _overhead(record),

@@ -35,7 +35,7 @@ _EIGHT_BIT_SAVING = 0.75  # optimizer state in 8 bits instead of 32
 FIX_FACTS = {
     "memory_accumulation_steps": ("count", "Gradient accumulation: micro-batches per update that make the step fit "
                                   "memory_room (dividing the counted batch evenly; at least 2)."),
-    "memory_accumulation_micro_batch": ("count", "The micro-batch then: the counted batch over "
+    "memory_accumulation_micro_batch": ("count", "The micro-batch then: memory_effective_batch over "
                                         "memory_accumulation_steps (the effective batch stays the same)."),
     "memory_saving_accumulation": ("bytes", "What that accumulation saves at the largest input: the activations of "
                                    "the samples no longer in the micro-batch."),
@@ -105,13 +105,15 @@ def savings(record: RunRecord, facts: dict[str, object]) -> dict[str, object]:
     scale = facts.get("memory_input_scale") if _number(facts.get("memory_input_scale")) else 1.0
     batch = facts.get("memory_batch_samples")
     room, persistent = facts.get("memory_room"), facts.get("memory_persistent")
+    already = facts.get("memory_micro_batches") if _number(facts.get("memory_micro_batches")) else 1
     if _number(batch) and _number(room) and _number(persistent):
         plan = accumulation_plan(int(batch), persistent, activations, room)  # type: ignore[arg-type]
         if plan is None and int(batch) >= 2 and room > persistent:  # type: ignore[operator]
             plan = (int(batch), 1)  # one sample at a time: the most accumulation can do (it does not fit)
         if plan is not None:
             steps, micro = plan
-            out.update({"memory_accumulation_steps": steps, "memory_accumulation_micro_batch": micro,
+            # Steps per update, counting the micro-batches the script already accumulates over.
+            out.update({"memory_accumulation_steps": steps * int(already), "memory_accumulation_micro_batch": micro,  # type: ignore[arg-type]
                         "memory_saving_accumulation": int(activations * (1 - micro / int(batch)))})  # type: ignore[operator]
     if settings.autocast_forwards == 0 and _fp32(record):
         out["memory_saving_amp"] = int(activations * _AMP_SAVING)  # type: ignore[operator]
