@@ -37,6 +37,7 @@ precision = hits / (hits + false positives), recall = hits / expected.
     python benchmarks/accuracy.py --samples clean_mlp,item_every_step --out runs/
     python benchmarks/accuracy.py --set real      # the recorded real-script runs, scored again
     python benchmarks/accuracy.py --set real --corpus /work/corpus --record   # run them again
+    python benchmarks/accuracy.py --set real_test --corpus /work/corpus-test --record  # the test set
 
 For real scripts a verdict is **right** when it is the expert's, and
 **acceptable** when it is one the expert wrote down beforehand as also
@@ -71,6 +72,7 @@ __all__ = ["Sample", "Result", "load_samples", "load_rules", "run_diagnose", "sc
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES_DIR = ROOT / "sample_scripts"
 REAL_DIR = ROOT / "tests" / "data" / "runs" / "real"
+REAL_TEST_DIR = ROOT / "tests" / "data" / "runs" / "real_test"  # the test set: scored only once rules are final
 TRACES_DIR = ROOT / "tests" / "data" / "traces"
 ON_TRACES = "validated on recorded GPU traces"
 GPU_RECORD = ROOT / "tests" / "data" / "gpu" / "accuracy.json"
@@ -610,13 +612,14 @@ def traces_main(args) -> int:
 
 def parse_args(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--set", dest="which", choices=("gallery", "real", "traces", "both"), default="gallery",
-                   help="the sample gallery, the real third-party scripts, the real GPU traces "
+    p.add_argument("--set", dest="which", choices=("gallery", "real", "real_test", "traces", "both"), default="gallery",
+                   help="the sample gallery, the real third-party scripts (real: the development set; real_test: the test "
+                        "set, prepared by benchmarks/corpus/prepare.py), the real GPU traces "
                         "(tests/data/traces), or gallery and real scripts (default: gallery)")
     p.add_argument("--corpus", type=Path, default=None,
                    help="real scripts: run them again from this folder's NAME/run.sh (default: score the recordings)")
     p.add_argument("--record", action="store_true",
-                   help="with --corpus: keep the new runs as tests/data/runs/real/NAME.cpu.run.json")
+                   help="with --corpus: keep the new runs as tests/data/runs/real[_test]/NAME.cpu.run.json")
     p.add_argument("--ci", action="store_true", help="only the samples marked ci=True (CI's fast subset)")
     p.add_argument("--samples", default="", help="comma-separated sample names (default: all)")
     p.add_argument("--device", choices=("cpu", "gpu"), default=None, help="which expectations to score (default: detect)")
@@ -633,7 +636,7 @@ def parse_args(argv=None) -> argparse.Namespace:
 
 
 def real_main(args) -> int:
-    scripts = load_real()
+    scripts = load_real(REAL_TEST_DIR if args.which == "real_test" else REAL_DIR)
     if args.samples:
         wanted = {s.strip() for s in args.samples.split(",") if s.strip()}
         scripts = [s for s in scripts if s.name in wanted]
@@ -659,9 +662,9 @@ def main(argv=None) -> int:
     args = parse_args(argv)
     if args.which == "traces":
         return traces_main(args)
-    if args.which in ("real", "both"):
+    if args.which in ("real", "real_test", "both"):
         code = real_main(args)
-        if args.which == "real":
+        if args.which != "both":
             return code
         print()
     device = args.device or detect_device()

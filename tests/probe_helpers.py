@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 from typing import Optional
 
+from trainprobe.probe.frames import is_trainprobe
 from trainprobe.record import RunRecord
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -42,3 +44,13 @@ def parity_line(stdout: str) -> dict:
         if line.startswith("PARITY "):
             return json.loads(line[len("PARITY "):])
     raise AssertionError(f"no PARITY line in:\n{stdout}")
+
+
+_FRAME = re.compile(r'^\s*File "([^"]+)", line \d+', re.MULTILINE)
+
+
+def own_frames(traceback_text: str) -> list[str]:
+    """The files of a printed traceback's frames that are trainprobe's own code or runpy's: found by the
+    package's real folder, not by a word, since the clone itself may sit in a folder named trainprobe."""
+    return [path for path in _FRAME.findall(traceback_text or "")
+            if is_trainprobe(path) or path.startswith("<frozen runpy") or os.path.basename(path) == "runpy.py"]

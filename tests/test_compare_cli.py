@@ -4,6 +4,7 @@ distinct record is diagnosed once per session, as tests/recorded.py does for the
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -14,6 +15,7 @@ from test_compare import slowed
 from trainprobe.cli import cli
 from trainprobe.compare import EXIT_SLOWER
 from trainprobe.engine import diagnose
+from trainprobe.record import RunRecord
 
 UNOPTIMIZED = RUNS_DIR / "cifar_resnet_unoptimized.cpu.run.json"
 OPTIMIZED = RUNS_DIR / "cifar_resnet_optimized.cpu.run.json"
@@ -92,10 +94,19 @@ def test_a_run_folder_is_read_by_its_run_json(tmp_path):
     assert result.return_value == 0 and result.output.startswith("Baseline: slowed\n")
 
 
+def _cut_short(path, tmp):
+    """The recorded crash cut after its first 3 steps (all warm-up: 2 count as steady)."""
+    record = RunRecord.load(path)
+    out = tmp / path.name
+    dataclasses.replace(record, steps=record.steps[:3]).save(out)
+    return out
+
+
 @pytest.mark.parametrize("make, message", [
     (lambda tmp: [UNOPTIMIZED, tmp / "nope.json"], "trainprobe: run not found: {tmp}/nope.json\n"),
-    (lambda tmp: [UNOPTIMIZED, CRASH], "trainprobe: too few steps to compare: crash_loop.cpu has 1 steady step (at "
-                                       "least 5 are needed); the run failed after 6 recorded steps\n"),
+    (lambda tmp: [UNOPTIMIZED, _cut_short(CRASH, tmp)], "trainprobe: too few steps to compare: crash_loop.cpu has 2 "
+                                                        "steady steps (at least 5 are needed); the run failed after 3 "
+                                                        "recorded steps\n"),
     (lambda tmp: [UNOPTIMIZED], "trainprobe: give at least two runs to compare: the baseline first, then the "
                                 "candidates\n"),
     (lambda tmp: [UNOPTIMIZED, tmp], "trainprobe: {tmp} is a folder without a run.json; give a run folder or a "

@@ -259,6 +259,76 @@ def test_ranking_by_gain_then_severity_infos_last():
     assert [f.id for f in ranked] == ["d", "c", "b", "e", "a"]
 
 
+def test_severity_follows_the_ranking_by_gain():
+    """A critical fix that recovers less than a warning above it reads as a warning: the list goes from
+    the most to the least worth doing. Findings without a time gain keep their severity."""
+    ranked = rank_findings([_finding("a", "info", 0.5), _finding("b", "warning", 0.01),
+                            _finding("c", "critical", 0.01), _finding("d", "warning", 0.2),
+                            _finding("e", "critical", None)])
+    assert [(f.id, f.severity) for f in ranked] == [
+        ("d", "warning"), ("c", "warning"), ("b", "warning"), ("e", "critical"), ("a", "info")]
+
+
+def test_a_fix_that_comes_after_another_is_listed_as_its_follow_up():
+    def after(f, lead):
+        return replace(f, after=lead, gain=replace(f.gain, text="about 2× faster steps"))
+
+    lead = _finding("workers", "warning", 0.02, "input")
+    other = _finding("other", "warning", 0.03)
+    follow = after(_finding("transforms", "warning", 0.05, "input"), "workers")
+    ranked = rank_findings([follow, other, lead])
+    assert [(f.id, f.severity, f.after) for f in ranked] == [
+        ("other", "warning", None), ("workers", "warning", None), ("transforms", "info", "workers")]
+    assert ranked[2].gain.text == "about 2× faster steps, estimated on its own; do it after “workers”"
+    assert rank_findings(ranked) == ranked  # ranking again (after the gains' intervals) changes nothing
+    # A lead that would not pay (info) leads nothing: the fix stands on its own, ranked by its gain.
+    alone = rank_findings([follow, other, replace(lead, severity="info")])
+    assert [(f.id, f.severity, f.after) for f in alone] == [
+        ("transforms", "warning", None), ("other", "warning", None), ("workers", "info", None)]
+
+
+def test_a_fix_too_small_to_pay_is_info_whatever_its_rule_says(tmp_path):
+    text = MINIMAL_RULE.format(id="tiny-fix", condition="true").replace(
+        'severity = "warning"', 'severity = "critical"').replace(
+        'advice = "Do less."', 'advice = "{{ \'not worth it\' if severity == \'info\' else \'do it\' }}"\n'
+                               'gain = "step_time * opt.share"').replace("max_step = 0.01", "share = 0.01")
+    write_rule(tmp_path, "tiny-fix", text=text)
+    rule = next(r for r in load_rules([tmp_path])[0] if r.id == "tiny-fix")
+    values = engine.diagnose(cpu_record()).fact_values()
+    small = engine.evaluate_rule(rule, values)
+    assert small.severity == "info" and small.advice == "not worth it"  # the template saw the severity shown
+    big = engine.evaluate_rule(replace(rule, options={"share": 0.2}), values)
+    assert big.severity == "critical" and big.advice == "do it"
+
+
+def test_a_severity_may_follow_the_gain(tmp_path):
+    text = MINIMAL_RULE.format(id="gain-severity", condition="true").replace(
+        "[options]", '[severity_when]\ncritical = "gain_seconds >= step_time * 0.5"\n\n[options]').replace(
+        'advice = "Do less."', 'advice = "Do less."\ngain = "step_time * opt.share"').replace(
+        "max_step = 0.01", "share = 0.6")
+    write_rule(tmp_path, "gain-severity", text=text)
+    rules, errors = load_rules([tmp_path])
+    assert errors == []
+    rule = next(r for r in rules if r.id == "gain-severity")
+    values = engine.diagnose(cpu_record()).fact_values()
+    assert engine.evaluate_rule(rule, values).severity == "critical"
+    assert engine.evaluate_rule(replace(rule, options={"share": 0.2}), values).severity == "warning"
+
+
+def test_a_class_that_holds_the_step_without_a_lead_finding_names_what_the_findings_below_say():
+    from trainprobe.engine.verdict import make_verdict
+
+    facts = {"steady_steps": 10, "step_time": 0.1, "data_wait_share": 0.9, "compute_share": 0.1,
+             "other_share": 0.0}
+    small = replace(_finding("slow-fix", "info", 0.002, "input"), gain=Gain(seconds_per_step=0.002, speedup=1.02,
+                                                                             base=0.1))
+    assert make_verdict(facts, [small]).headline == (
+        "90% of the step is spent waiting for data; the 1 finding below names its causes, but fixing it would "
+        "recover little of it here.")
+    assert make_verdict(facts, []).headline == (
+        "90% of the step is spent waiting for data, but no rule found a specific cause.")
+
+
 def test_verdict_of_a_clean_run_is_compute():
     for record in (gpu_record(), cpu_record()):
         verdict = diagnose(record).verdict
@@ -330,13 +400,16 @@ def test_the_error_names_the_exact_line(tmp_path):
 
 # --- how firmly the steps support the verdict ---------------------------------------------------
 
-def _waits(waits):
+def _waits(waits, warmup=None):
     """The CPU record with one steady step per value of ``waits`` (seconds waiting for data); its math
-    runs on one thread, so workers on the other cores take nothing from it."""
+    runs on one thread, so workers on the other cores take nothing from it. ``warmup``: keep only its
+    first that many warm-up steps (a short run: its warm-up steps after the first count as steady)."""
     record = with_loader(with_env(cpu_record(), usable_cores=4, logical_cores=4), num_workers=0)
     record = with_settings(record, torch_threads=1)
     steady = [s for s in record.steps if s.phase == "steady"]
     rest = [s for s in record.steps if s.phase != "steady"]
+    if warmup is not None:
+        rest = [s for s in rest if s.phase != "warmup"] + [s for s in rest if s.phase == "warmup"][:warmup]
     steps = []
     for i, wait in enumerate(waits):
         s = steady[i % len(steady)]
@@ -362,21 +435,90 @@ def test_a_verdict_that_rests_on_a_few_steps_near_a_threshold_is_borderline():
     assert v.share_low < v.share_high
 
 
-def test_too_few_steady_steps_are_not_resampled():
-    result = diagnose(_waits([0.12] * 3))
-    assert result.verdict.agreement is None
+def test_fewer_than_the_fewest_steps_are_not_resampled():
+    result = diagnose(_waits([0.12] * 2, warmup=1))
+    assert result.verdict.agreement is None and result.verdict.category == "unknown"
 
 
 def test_too_few_steady_steps_give_no_verdict_and_say_what_would_give_more():
-    record = _waits([0.5] * 3)
+    record = _waits([0.5] * 2, warmup=1)
     result = diagnose(record)
     assert result.verdict.category == "unknown" and result.verdict.breakdown == {}
-    assert result.verdict.headline.startswith("Not enough steady steps to judge where the time goes: 3 measured")
+    assert result.verdict.headline.startswith(
+        "Not enough steps to judge where the time goes: 2 measured after warm-up, and at least 3 are needed")
     assert all(BY_RULE[f.id].without_steps for f in result.findings)
-    slow = diagnose(with_outcome(_waits([3.0] * 3), status="stopped"))
+    slow = diagnose(with_outcome(_waits([3.0] * 2, warmup=1), status="stopped"))
     assert "--max-seconds" in slow.verdict.headline
-    ended = diagnose(with_outcome(_waits([0.5] * 3), status="completed"))
-    assert "The script ended after" in ended.verdict.headline
+    ended = diagnose(with_outcome(_waits([0.5] * 2, warmup=1), status="completed"))
+    assert "The script ended by itself after 3 training steps: give it at least 6 (more data, more epochs" \
+        in ended.verdict.headline
+
+
+def test_a_short_run_whose_verdict_is_decisive_gets_it_and_says_what_it_rests_on():
+    """Three steps that each wait as long as they work: every resample of them is input-bound."""
+    result = diagnose(_waits([0.12] * 3, warmup=1))
+    v = result.verdict
+    assert v.category == "input" and v.agreement >= 0.95 and v.breakdown
+    assert "Judged from a short run: 3 measured after warm-up; the verdict held on every resample of them." \
+        in v.headline
+    assert v.primary_finding in {f.id for f in result.findings}
+
+
+def test_a_short_run_whose_verdict_is_not_decisive_gets_none_and_says_what_would_give_enough():
+    """One of four steps waits long: whether the run is input-bound depends on how often a resample
+    draws it, so four steps cannot settle it."""
+    result = diagnose(with_outcome(_waits([0.0, 0.0, 0.0, 0.3], warmup=1), status="completed"))
+    v = result.verdict
+    assert v.category == "unknown" and v.breakdown == {} and v.agreement is None
+    assert v.headline.startswith("Too few steps to settle where the time goes: 4 measured after warm-up, and "
+                                 "resamples of them came out ")
+    assert "The script ended by itself after 5 training steps: give it at least 6" in v.headline
+    # A finding that reads the steps stands only when DECISIVE of the resamples fire it: the wait is
+    # not one of them (a finding on the samplers' series, the same in every resample, may be).
+    assert not any(f.category == "input" for f in result.findings), [f.id for f in result.findings]
+
+
+def test_a_run_too_short_for_a_separate_warm_up_counts_its_warm_up_steps_after_the_first_and_says_so():
+    """A script of five iterations ends while trainprobe is still warming up (a GAN's five batches):
+    its steps after the first are measured steps, not 'no training step'."""
+    record = _waits([], warmup=None)
+    warm = [s for s in record.steps if s.phase == "warmup"][:1]
+    later = [replace(warm[0], index=i, epoch_start=False, data_wait=0.12, duration=warm[0].duration + 0.12)
+             for i in range(1, 5)]
+    record = with_outcome(replace(record, steps=tuple(warm + later)), status="completed")
+    record = replace(record, steps=tuple(replace(s, phase="warmup") for s in record.steps))
+    result = diagnose(record)
+    values = result.fact_values()
+    assert values["steady_steps"] == 4 and values["steady_from_warmup"] == 4
+    assert "never called backward" not in result.verdict.headline
+    assert result.verdict.category == "input"
+    assert "4 measured, 4 of them warm-up steps after the first, counted because the run was too short for a " \
+           "separate warm-up" in result.verdict.headline
+    # A warm-up step that paid a one-off cost (a recompilation) is not counted.
+    slow = replace(record, steps=record.steps[:2] + (replace(record.steps[2], duration=10.0),) + record.steps[3:])
+    assert diagnose(slow).fact_values()["steady_steps"] == 3
+
+
+def test_a_slow_speed_test_whose_warm_up_took_two_of_its_four_steps_is_judged_from_three():
+    """The issue's speed test: 4 batches, 2 of them warm-up, 2 measured after it: the second warm-up
+    step counts, and three steps that each wait as long as they work are decisive."""
+    record = with_outcome(_waits([0.12] * 2, warmup=2), status="completed")
+    result = diagnose(record)
+    values = result.fact_values()
+    assert values["steady_steps"] == 3 and values["steady_from_warmup"] == 1
+    assert result.verdict.category == "input"
+    assert ("Judged from a short run: 3 measured, 1 of them a warm-up step after the first, counted because the "
+            "run was too short for a separate warm-up") in result.verdict.headline
+
+
+def test_steps_that_are_all_warm_up_and_too_few_never_read_as_no_step():
+    record = with_outcome(_waits([], warmup=3), status="completed")
+    record = replace(record, steps=record.steps[:2])
+    result = diagnose(record)
+    assert result.verdict.category == "unknown"
+    assert result.verdict.headline.startswith("Not enough steps to judge where the time goes: 1 measured, 1 of them a "
+                                              "warm-up step after the first")
+    assert "give it at least 6" in result.verdict.headline
 
 
 BY_RULE = {r.id: r for r in load_rules()[0]}

@@ -286,6 +286,10 @@ def _by_hand(record: RunRecord):
     """The steady window as the docs define it, computed here independently of trainprobe.facts."""
     steps = [s for s in record.steps if s.phase == "steady" and not s.validation] or \
         [s for s in record.steps if s.phase != "warmup" and not s.validation]
+    if len(steps) < 5:  # too short for a separate warm-up: its steps after the first count, but outliers
+        later = [s for s in record.steps if s.phase == "warmup" and not s.validation][1:]
+        typical = statistics.median([s.duration for s in steps + later]) if steps + later else 0
+        steps = [s for s in later if s.duration <= 2 * typical] + steps
     inside = [s for s in steps if not s.epoch_start]
     if 2 * len(inside) >= len(steps):
         steps = inside

@@ -47,11 +47,13 @@ def test_gpu_idle_share_agrees_with_independent_figures(name):
     """Against the expert's own per-step computation (same definition, code written apart: within half
     a point), and against Holistic Trace Analysis's temporal breakdown, which divides by the span of
     the kept GPU events, drops the last step and GPU work launched before the window (within 5
-    points; the expect file says where the definitions part)."""
+    points; the expect file says where the definitions part). The four inference traces have no HTA
+    figures (their expect files say so): the expert's own figure only."""
     data = EXPECT[name]
     share = recorded.trace_digest(TRACES / data["file"]).summary.gpu_idle_share
     assert share == pytest.approx(data["measured"]["gpu_idle_share"], abs=0.005)
-    assert share == pytest.approx(data["independent"]["idle_share"], abs=0.05)
+    if "independent" in data:
+        assert share == pytest.approx(data["independent"]["idle_share"], abs=0.05)
 
 
 def test_no_steps_gets_no_verdict_and_says_why():

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from probe_helpers import FAST, SCRIPTS, diagnose, trainprobe_cmd
+from probe_helpers import FAST, SCRIPTS, diagnose, own_frames, trainprobe_cmd
 from trainprobe.probe.events import read_events
 from trainprobe.record import RunRecord
 
@@ -39,7 +39,8 @@ def test_crash_keeps_steps_and_shows_only_the_scripts_frames(tmp_path):
     assert record.outcome.status == "failed"
     assert record.outcome.exception_type == "RuntimeError"
     assert "planted failure at step 7" in record.outcome.traceback
-    assert "trainprobe" not in record.outcome.traceback and "runpy" not in record.outcome.traceback
+    assert own_frames(record.outcome.traceback) == [], record.outcome.traceback
+    assert 'loop.py", line' in record.outcome.traceback  # the script's own frames are kept
     assert "planted failure at step 7" in proc.stderr  # printed as python prints it
     assert len(record.steps) >= 6
     assert (tmp_path / "out" / "report.html").exists()

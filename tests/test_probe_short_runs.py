@@ -1,14 +1,18 @@
-"""Short runs: a script that ends before the profiling windows is run once more with windows fitted
-to the steps it made, so every run of 20 steps or more gets an op profile and a Python profile."""
+"""Short runs: a script that ends before the profiling windows, or while trainprobe still warms up, is
+run once more with windows fitted to the steps it made, so every run of 20 steps or more gets an op
+profile and a Python profile, and a run of 4 steps or more gets a verdict when its steps are decisive
+(facts/window.py, engine/stability.py)."""
 
 from __future__ import annotations
 
 import pytest
 
 from probe_helpers import SCRIPTS, diagnose
-from trainprobe.facts.window import MIN_STEADY_STEPS
+from trainprobe.facts.window import FEWEST_STEPS, MIN_STEADY_STEPS
+from trainprobe.findings import Diagnosis
 from trainprobe.probe.config import WindowPlan
 from trainprobe.probe.refit import fitted_plan
+from trainprobe.record import RunRecord
 
 
 @pytest.mark.parametrize("steps", [20, 32, 50, 300])
@@ -21,8 +25,19 @@ def test_fitted_windows_fit_the_steps_with_a_margin(steps):
     assert plan.profile_max_steps == plan.profile_min_steps and plan.profile_seconds == 0
 
 
+@pytest.mark.parametrize("steps, steady, profiler, cprofile", [
+    (4, 3, False, False), (5, 3, True, False), (6, 3, True, True), (10, 7, True, True)])
+def test_a_run_too_short_for_the_usual_windows_gets_the_shortest_ones(steps, steady, profiler, cprofile):
+    """One warm-up step, at least FEWEST_STEPS steady steps, then a one-step window each while they fit."""
+    plan = fitted_plan(WindowPlan(), steps)
+    assert plan is not None
+    assert (plan.warmup_steps, plan.steps, plan.profiler, plan.cprofile) == (1, steady, profiler, cprofile)
+    assert plan.warmup_steps + plan.steps + plan.profiler + plan.cprofile == steps
+    assert plan.profile_max_steps == plan.cprofile_max_steps == 1
+
+
 def test_too_few_steps_are_not_fitted():
-    assert fitted_plan(WindowPlan(), 8) is None
+    assert fitted_plan(WindowPlan(), FEWEST_STEPS) is None  # a warm-up step leaves too few steady ones
 
 
 @pytest.mark.slow
@@ -36,3 +51,39 @@ def test_a_script_that_ends_before_the_windows_is_run_again_with_fitted_windows(
     assert any("second run with windows fitted" in note for note in record.notes), record.notes
     assert (tmp_path / "out" / "first-run" / "run.json").exists()
     assert (tmp_path / "out" / "report.html").exists()
+
+
+@pytest.mark.slow
+def test_a_gan_of_five_iterations_is_run_again_and_judged_from_its_few_steps(tmp_path):
+    """Five iterations of two optimizers end while trainprobe is still warming up: no step is 'missing'
+    (the old headline said the script never called backward()); the second run, fitted to five steps,
+    measures three steady steps and profiles one, and the verdict rests on them."""
+    out = tmp_path / "out"
+    proc, record = diagnose(out, str(SCRIPTS / "short_gan.py"))
+    assert proc.returncode == 0, proc.stderr
+    first = RunRecord.load(out / "first-run" / "run.json")
+    assert [s.phase for s in first.steps] == ["warmup"] * 5 and all(s.updates == 2 for s in first.steps)
+    assert any("while trainprobe was still warming up" in note and "steady 3, torch.profiler 1" in note
+               for note in record.notes), record.notes
+    assert [s.phase for s in record.steps].count("steady") == 3 and record.profiler.availability.available
+    verdict = Diagnosis.load(out / "diagnosis.json").verdict
+    assert "never called backward" not in verdict.headline
+    assert verdict.category != "unknown", verdict.headline
+    assert "Judged from a short run: 3 measured after warm-up" in verdict.headline
+
+
+@pytest.mark.slow
+def test_a_speed_test_of_four_slow_batches_gets_a_verdict(tmp_path):
+    """Four batches of 2 s (the speed test's 6.5 s, scaled down with --max-seconds so that trainprobe
+    leaves warm-up after the first step just as it does there): the forward takes 89% of every step,
+    so three steps are decisive. Nothing more fits in four steps, so there is no second run."""
+    out = tmp_path / "out"
+    proc, record = diagnose(out, "--max-seconds", "30", str(SCRIPTS / "slow_steps.py"), "--step-seconds", "2",
+                            "--data-share", "0.01", timeout=240)
+    assert proc.returncode == 0, proc.stderr
+    assert [s.phase for s in record.steps] == ["warmup", "steady", "steady", "steady"]
+    assert not (out / "first-run").exists()
+    verdict = Diagnosis.load(out / "diagnosis.json").verdict
+    assert verdict.category == "compute", verdict.headline
+    assert verdict.breakdown["compute"] > 0.8
+    assert "Judged from a short run: 3 measured after warm-up" in verdict.headline

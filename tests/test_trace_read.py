@@ -19,6 +19,7 @@ import pytest
 
 from trainprobe.trace import read as read_module
 from trainprobe.trace.read import TraceError, TraceEvent, TraceMeta, TraceReader, find_traces
+from trainprobe.trace.flops import CONV_OPS, SHAPE_OPS
 
 sys.path.insert(0, os.path.dirname(__file__))
 import recorded  # noqa: E402  (each recorded trace parsed once per session)
@@ -162,12 +163,19 @@ def expected_events(path: Path) -> tuple[list[TraceEvent], int]:
         tid = args["stream"] if gpu and "stream" in args else ident(e["tid"])
         ext = args.get("External id", args.get("external id"))
         nbytes = args.get("bytes") if kind in ("memcpy", "memset") else None
+        # Ops keep their autograd sequence number, and the matmul/conv/attention ops their shapes.
+        seq = args.get("Sequence number") if kind == "op" else None
+        shapes = None
+        if kind == "op" and name in SHAPE_OPS:
+            shapes = (args["Input Dims"], args.get("Input type"),
+                      args.get("Concrete Inputs") if name in CONV_OPS else None) if "Input Dims" in args else ()
         out.append(TraceEvent(kind, name, float(e["ts"]), float(e.get("dur", 0.0)), pid, tid,
-                              args.get("correlation"), ext, nbytes))
+                              args.get("correlation"), ext, nbytes, seq, shapes))
     return out, len(doc["traceEvents"])
 
 
-@pytest.mark.parametrize("name", [DDP, pytest.param(RESNET0, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("name", [DDP, "h100_vit_nsfw_inference_batch4.pt.trace.json.gz",
+                                  pytest.param(RESNET0, marks=pytest.mark.slow)])
 def test_events_match_a_plain_json_load(name: str) -> None:
     path = trace(name)
     events, meta = read(path)
@@ -481,7 +489,7 @@ def test_public_surface() -> None:
     assert set(read_module.__all__) == {"CHUNK_SIZE", "TraceError", "TraceEvent", "TraceMeta", "TraceReader",
                                         "find_traces"}
     assert TraceEvent._fields == ("kind", "name", "ts", "dur", "pid", "tid", "correlation", "external_id",
-                                  "nbytes")
+                                  "nbytes", "seq", "shapes")
 
 
 # -- find_traces ---------------------------------------------------------------------------

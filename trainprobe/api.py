@@ -340,21 +340,29 @@ def _trainers(probe, rule_dirs: Sequence[Path]) -> Optional[DiagnoseResult]:
 
 
 def _run_again(target: Sequence[str], options, plan: WindowPlan, first, progress: Callable[[str], None]):
-    """The script ended before its profiling windows: run it once more with windows fitted to the steps
-    it made (at most the script's own length again), and say so in the record."""
+    """The script ended before its profiling windows, or while still warming up: run it once more with
+    windows fitted to the steps it made (at most the script's own length again), and say so in the
+    record."""
     from .probe.launch import run_probe
-    from .probe.refit import FIRST_RUN, set_aside
+    from .probe.refit import FIRST_RUN, all_warmup, set_aside
 
     steps = sum(1 for s in first.record.steps if not s.validation)
-    progress(f"the script ended after {steps} steps, before trainprobe's profiling windows; running it once "
-             f"more with windows fitted to {steps} steps")
+    before = "while trainprobe was still warming up" if all_warmup(first.record) else \
+        "before trainprobe's profiling windows"
+    progress(f"the script ended after {steps} steps, {before}; running it once more with windows fitted to "
+             f"{steps} steps")
     set_aside(Path(options.out_dir))
     second = run_probe(target, replace(options, plan=plan), progress)
-    note = (f"the script ended after {steps} steps in a first run, before trainprobe's profiling windows "
-            f"(its record is {FIRST_RUN}/run.json); this is a second run with windows fitted to those steps: "
-            f"warm-up {plan.warmup_steps}, steady {plan.steps}, torch.profiler {plan.profile_min_steps}, "
-            f"cProfile {plan.cprofile_min_steps}")
-    record = replace(second.record, notes=(note,) + second.record.notes)
+    windows = ", ".join(f"{name} {count if on else 'none'}" for name, on, count in (
+        ("torch.profiler", plan.profiler, plan.profile_min_steps),
+        ("cProfile", plan.cprofile, plan.cprofile_min_steps)))
+    note = (f"the script ended after {steps} steps in a first run, {before} (its record is {FIRST_RUN}/run.json); "
+            f"this is a second run with windows fitted to those steps: warm-up {plan.warmup_steps}, steady "
+            f"{plan.steps}, {windows}")
+    # What the first run saw that the second did not (how the script ended by itself: the second run is
+    # stopped by trainprobe once its windows are done) stays in the record.
+    earlier = tuple(f"in the first run, {n}" for n in first.record.notes if n not in second.record.notes)
+    record = replace(second.record, notes=(note,) + earlier + second.record.notes)
     try:
         record.save(second.record_path)
     except OSError:

@@ -102,6 +102,8 @@ class Trial(JsonMixin):
     steps_per_second: Optional[float] = None
     samples_per_second: Optional[float] = None
     epoch_start_step_time: Optional[float] = None  # the epoch_start_step_time fact
+    warmup_time: Optional[float] = None  # seconds of its warm-up steps (a compile's cost shows here)
+    recompiles: Optional[int] = None  # torch.compile's recompilations in the run
     losses: tuple[float, ...] = ()  # per backward in the measured window
     fixes_applied: tuple[str, ...] = ()  # what the child says took effect
     fix_details: tuple[str, ...] = ()
@@ -164,10 +166,15 @@ class Finding(JsonMixin):
     advice: str  # the action
     snippet: str = ""  # code for the user's case
     evidence: tuple[Evidence, ...] = ()
+    changes_at: str = ""  # the line the fix changes, "file.py:line", as a linter names it ("" when unknown)
+    framework: str = ""  # the framework whose terms the advice uses (a rule's [framework.NAME]); "" plain PyTorch
     gain: Gain = field(default_factory=Gain)
     docs: RuleDocs = field(default_factory=RuleDocs)
     fix_id: Optional[str] = None  # what-if fix that can be injected at run time
     verification: Optional[Verification] = None
+    # The finding whose fix comes first, when this one is shown as its follow-up (engine/verdict.py
+    # rank_findings: a fix that pays after another is listed right after it, as info).
+    after: Optional[str] = None
     source: str = ""  # rule file the finding came from
 
 

@@ -36,6 +36,8 @@ __all__ = [
     "Environment",
     "LoaderSettings",
     "OptimizerSettings",
+    "FrameworkInfo",
+    "CliFlag",
     "SchedulerSettings",
     "ModelInfo",
     "Settings",
@@ -44,8 +46,12 @@ __all__ = [
     "JobSummary",
     "Step",
     "OpStat",
+    "OpTime",
+    "ModuleTime",
     "ProfilerSummary",
     "FuncStat",
+    "TimePart",
+    "CreationSite",
     "Hotspots",
     "WorkerStats",
     "HostSamples",
@@ -172,7 +178,11 @@ class LoaderSettings(JsonMixin):
     iterable: bool = False
     sampler_type: Optional[str] = None
     collate_fn: Optional[str] = None
-    created_at: Optional[str] = None  # "file.py:line" where it was built
+    created_at: Optional[str] = None  # "file.py:line": the first frame outside torch when it was first iterated
+    # Where it was built: the user's line that called DataLoader(...) (or led to it), and the library
+    # module that called it when it was not the user's code ("transformers.trainer"); see probe/sites.py.
+    built_at: Optional[str] = None
+    built_by: Optional[str] = None
     iterations: int = 0  # iterators created (≈ epochs)
     batches: int = 0
     wait_total: float = 0.0  # seconds the loop waited in __next__
@@ -193,6 +203,8 @@ class OptimizerSettings(JsonMixin):
     params: int = 0  # number of elements
     param_devices: tuple[str, ...] = ()
     steps: int = 0
+    built_at: Optional[str] = None  # as LoaderSettings.built_at
+    built_by: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -200,6 +212,8 @@ class SchedulerSettings(JsonMixin):
     type: str = ""
     steps: int = 0  # calls to .step() after construction
     per_optimizer_step: Optional[float] = None  # steps / optimizer steps
+    built_at: Optional[str] = None  # as LoaderSettings.built_at
+    built_by: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -221,6 +235,32 @@ class ModelInfo(JsonMixin):
     eval_calls: int = 0
     eval_calls_with_grad: int = 0  # eval-mode forwards that still built a graph
     input_shapes: tuple[str, ...] = ()  # distinct first-input shapes seen (capped)
+    built_at: Optional[str] = None  # as LoaderSettings.built_at
+    built_by: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class FrameworkInfo(JsonMixin):
+    """The library that drives the training loop (Hugging Face Trainer, Lightning...), read from the
+    frames on the stack at the loop's first optimizer step (probe/sites.py)."""
+
+    name: str = ""  # transformers (its Trainer), lightning, accelerate, timm, fabric...
+    version: Optional[str] = None
+    driver: str = ""  # the module of its outermost frame in the loop: "transformers.trainer"
+    entry_at: Optional[str] = None  # the user's line that handed the loop over: trainer.train(), trainer.fit()
+    config_call: Optional[str] = None  # the call that holds its settings: TrainingArguments, Trainer, Accelerator
+    config_at: Optional[str] = None  # where the script makes that call, "file.py:line" (None: not in its source)
+    settings: dict[str, str] = field(default_factory=dict)  # its settings, read from the live objects
+    hooks: dict[str, str] = field(default_factory=dict)  # the user's methods it calls -> "file.py:line"
+
+
+@dataclass(frozen=True)
+class CliFlag(JsonMixin):
+    """A command-line option the script's argparse parser declared, and the value it parsed."""
+
+    options: tuple[str, ...] = ()  # ("-j", "--workers")
+    dest: str = ""
+    value: Optional[str] = None  # as text
 
 
 @dataclass(frozen=True)
@@ -263,6 +303,9 @@ class Settings(JsonMixin):
     step_boundary: str = "none"  # how steps were delimited: fetch | optimizer | backward | batch | none
     grad_accumulation: Optional[float] = None  # backward calls per optimizer step
     env_flags: dict[str, str] = field(default_factory=dict)  # relevant environment variables
+    framework: Optional[FrameworkInfo] = None  # None: no step seen yet, or a record made before it was read
+    loop_at: Optional[str] = None  # "file.py:line" of the user's training loop (its for/while statement)
+    cli_flags: tuple[CliFlag, ...] = ()  # the script's command-line options (argparse)
 
 
 @dataclass(frozen=True)
@@ -313,6 +356,28 @@ class OpStat(JsonMixin):
     self_cuda: float = 0.0
     cuda_total: float = 0.0
     input_shapes: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class OpTime(JsonMixin):
+    """One row of the op table: an op (or, on a GPU, the kernels it launched) per step."""
+
+    name: str = ""  # the aten op (a convolution's row holds the ops under it); a kernel's name where no op is known
+    kind: str = "other"  # trace/kinds.py: matmul, conv, attention, elementwise, normalization, reduction, copy, ...
+    calls_per_step: float = 0.0
+    time_per_step: float = 0.0  # seconds: self CPU time on a CPU, the kernels' device time on a GPU
+    flops_per_step: Optional[float] = None  # from the recorded shapes (trace/flops.py); None without them
+    bytes_per_step: Optional[float] = None  # inputs + outputs once, by dtype size; None without shapes
+
+
+@dataclass(frozen=True)
+class ModuleTime(JsonMixin):
+    """A direct child of the model (named by its attribute) and the work it caused, per step."""
+
+    name: str = ""
+    forward_per_step: Optional[float] = None  # seconds of work (as OpTime.time_per_step) inside its forward
+    backward_per_step: Optional[float] = None  # its backward nodes' work; None when the trace has no autograd
+    # sequence numbers to match them with
 
 
 @dataclass(frozen=True)
@@ -370,6 +435,16 @@ class ProfilerSummary(JsonMixin):
     half_precision_share: Optional[float] = None  # of matmul/conv kernel time, in fp16/bf16
     blocking_copies_per_step: Optional[float] = None  # copies the host waited for (its call lasted the copy)
     sync_sites: dict[str, float] = field(default_factory=dict)  # where the loop's syncs come from -> per step
+    # Where the compute time goes, by kind (trace/kinds.py, trace/work.py): seconds per step of the loop's
+    # aten ops' self CPU time (on a CPU) or of the kernels' device time (on a GPU; communication left
+    # out). A trace without steps (steps == 0) gets these over the whole trace instead.
+    op_kinds: dict[str, float] = field(default_factory=dict)
+    memory_bound_share: Optional[float] = None  # of op_kinds' time, the share in memory-bound kinds
+    model_memory_bound_share: Optional[float] = None  # the same outside the optimizer's step: what compiling the model fuses
+    op_table: tuple[OpTime, ...] = ()  # the top ops by that time
+    shape_flops_per_step: Optional[float] = None  # matmul/conv/attention FLOPs from recorded shapes; None without
+    optimizer_kind: Optional[str] = None  # for-loop | foreach | fused, from the ops under Optimizer.step
+    module_times: tuple[ModuleTime, ...] = ()  # the model's direct children (live runs mark their forwards)
 
 
 @dataclass(frozen=True)
@@ -385,6 +460,36 @@ class FuncStat(JsonMixin):
 
 
 @dataclass(frozen=True)
+class TimePart(JsonMixin):
+    """A part of the main process's profiled time (cProfile window) in one context (the loop's own code,
+    or the batch-making in the main process): a call the loop made and everything under it, so that
+    time is summed by caller (probe/callgraph.py)."""
+
+    label: str = ""  # "set_postfix() (tqdm)", "Tensor.item()", "add_noise()", "progress bar (lightning)"
+    function: str = ""  # as cProfile names it
+    file: str = ""
+    line: int = 0  # the function's first line
+    caller: str = ""  # the user's function that made the call, "name() file.py:line" ("" when not known)
+    owner: str = ""  # user, framework, library, torch, python, loop (the loop's own lines)
+    area: str = ""  # a framework's part (progress bar, logging, hooks, the fit loop) or a library's package
+    seconds: float = 0.0  # in the profiled window
+    op_seconds: float = 0.0  # of which inside torch's C functions (ops, syncs)
+    calls: int = 0
+
+
+@dataclass(frozen=True)
+class CreationSite(JsonMixin):
+    """Where the main process made new tensors from Python (torch.tensor, torch.randn...), per call site."""
+
+    function: str = ""  # torch.randn
+    at: str = ""  # "file.py:line" of the call when found in the source, else of the calling function
+    caller: str = ""  # the calling function's name
+    calls: int = 0  # in the profiled window
+    context: str = "loop"  # loop (the loop's own code), model (inside a forward), data (making a batch)
+    on_device: Optional[bool] = None  # every such call there passes device= (None: source not read)
+
+
+@dataclass(frozen=True)
 class Hotspots(JsonMixin):
     """cProfile over a window of steps: the main process and the DataLoader workers."""
 
@@ -396,6 +501,12 @@ class Hotspots(JsonMixin):
     worker_window: float = 0.0  # summed seconds profiled over all workers
     worker_categories: dict[str, float] = field(default_factory=dict)  # share of worker time
     main_categories: dict[str, float] = field(default_factory=dict)  # share of the main process's profiled time
+    # The main process's window by step phase (data, model, backward, optimizer, h2d, loop, probe; seconds),
+    # and its loop and data parts summed by caller, largest first (probe/callgraph.py).
+    phase_seconds: dict[str, float] = field(default_factory=dict)
+    loop_parts: tuple[TimePart, ...] = ()
+    data_parts: tuple[TimePart, ...] = ()
+    creations: tuple[CreationSite, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -274,13 +274,13 @@ def with_workers(record: RunRecord, count: int, cpu_percent: float) -> RunRecord
 
 
 def with_compute(record: RunRecord, flops: float, samples: int, peak: float, dtype: str = "fp32",
-                 source: str = "measured") -> RunRecord:
+                 source: str = "measured", other_peaks: Optional[dict] = None) -> RunRecord:
     """A counted step of ``flops`` (matrix products in ``dtype``) on ``samples`` samples, against a ceiling of
     ``peak`` FLOP/s measured (CPU) or from the datasheet (GPU)."""
     counted = FlopCount(availability=Availability(True), steps=2, samples=samples, flops=flops,
                         by_phase={"forward": flops / 3, "backward": 2 * flops / 3}, by_dtype={dtype: flops})
     ceiling = ComputePeak(availability=Availability(True), source=source, device="a test device",
-                          flops_per_s={dtype: peak})
+                          flops_per_s={dtype: peak, **(other_peaks or {})})
     return replace(record, compute=Compute(flops=counted, peak=ceiling))
 
 

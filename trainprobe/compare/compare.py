@@ -67,6 +67,8 @@ class RunSummary(JsonMixin):
     loss: Optional[LossSummary] = None
     slow_in_class: bool = False  # a class view's run at SLOW_IN_CLASS times the median or more
     schema_version: int = 0  # of its record: runs recorded by different trainprobe versions are flagged
+    mfu: Optional[float] = None  # the mfu fact: matrix FLOP/s over the peak
+    peak_dtype: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -145,6 +147,7 @@ def _summary(run: LoadedRun) -> RunSummary:
         phases={p: facts[f"{p}_per_step"] for p in PHASES if facts.get(f"{p}_per_step") is not None},  # type: ignore[misc]
         shares={p: facts[f"{p}_share"] for p in PHASES if facts.get(f"{p}_share") is not None},  # type: ignore[misc]
         settings=settings, loss=loss_summary(run.whatif), schema_version=run.record.schema_version,
+        mfu=facts.get("mfu"), peak_dtype=facts.get("peak_dtype"),  # type: ignore[arg-type]
     )
 
 

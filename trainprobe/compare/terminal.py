@@ -21,8 +21,8 @@ def _table(c: Comparison, paint) -> list[str]:
     rows = [run_row(c, r) for r in order]
     width = max(12, *(len(r["label"]) for r in rows))
     unit = throughput_unit(c)
-    lines = [paint(f"{'run':<{width}}  {'step time':>9}  {unit:>9}  {'speed-up (95% interval)':<24}  verdict",
-                   "bold")]
+    lines = [paint(f"{'run':<{width}}  {'step time':>9}  {unit:>9}  {'MFU':>7}  {'speed-up (95% interval)':<24}  "
+                   "verdict", "bold")]
     for r in rows:
         speed = r["speedup"] + (f" {r['conclusion']}" if r["conclusion"] else "")
         mark = []
@@ -32,8 +32,8 @@ def _table(c: Comparison, paint) -> list[str]:
             mark.append(paint(r["status"], "red"))
         tail = f"  [{', '.join(mark)}]" if mark else ""
         why = f": {r['why']}" if r["why"] else ""
-        lines.append(f"{r['label']:<{width}}  {r['step_time']:>9}  {r['throughput']:>9}  {speed:<24}  "
-                     f"{r['verdict']}{why}{tail}")
+        lines.append(f"{r['label']:<{width}}  {r['step_time']:>9}  {r['throughput']:>9}  {r['mfu_short']:>7}  "
+                     f"{speed:<24}  {r['verdict']}{why}{tail}")
     return lines
 
 

@@ -49,6 +49,8 @@ def run_row(c: Comparison, run: RunSummary) -> dict[str, Any]:
         "label": run.label, "baseline": run is c.baseline,
         "step_time": display.seconds(run.step_time), "step_time_median": display.seconds(run.step_time_median),
         "throughput": display.number(_throughput(c, run)), "batch": display.number(run.samples_per_step),
+        "mfu": display.share(run.mfu, 1) + (f" of {run.peak_dtype} peak" if run.mfu is not None and run.peak_dtype else ""),
+        "mfu_short": display.share(run.mfu, 1),
         "steady_steps": run.steady_steps,
         "speedup": "baseline" if cand is None else interval_text(cand),
         "conclusion": "" if cand is None else cand.conclusion,

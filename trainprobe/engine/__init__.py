@@ -12,11 +12,12 @@ from typing import Sequence
 
 from ..findings import Diagnosis, Verdict
 from ..facts import UNKNOWN_IN_A_TRACE, compute_facts, facts_by_name
+from ..facts.window import firm_steps
 from ..record import RunRecord
 from .evaluate import evaluate_rule, evaluate_rules, with_gain_interval
 from .rulefiles import RuleFileError, load_rule_file, load_rules
 from .rule import DOC_SECTIONS, Rule
-from .stability import stability
+from .stability import DECISIVE, stability
 from .verdict import breakdown, make_verdict, rank_findings, with_stability
 
 __all__ = ["Rule", "RuleFileError", "DOC_SECTIONS", "load_rules", "load_rule_file", "diagnose",
@@ -42,14 +43,31 @@ def diagnose(record: RunRecord, extra_rule_dirs: Sequence[Path] = ()) -> Diagnos
     try:
         verdict = make_verdict(values, ranked)
         firmness = stability(record, values, verdict, decide)
-        verdict = with_stability(verdict, firmness)
-        if firmness is not None:
-            ranked = [with_gain_interval(f, firmness.gains.get(f.id)) for f in ranked]
+        verdict = with_stability(verdict, firmness, values)
+        if firmness is not None:  # the intervals rewrite the gains' texts: rank again to keep what ranking adds
+            ranked = rank_findings([with_gain_interval(f, firmness.gains.get(f.id)) for f in ranked])
+        ranked = _decisive(ranked, rules, values, firmness, verdict)
     except Exception as exc:  # pylint: disable=broad-except  # the findings are still worth showing
         verdict = Verdict(category="unknown", headline=f"No verdict: {exc}")
     return Diagnosis(verdict=verdict, findings=tuple(ranked), facts=facts,
                      rule_errors=tuple(errors + runtime_errors), rules_evaluated=len(rules),
                      not_judged=_not_judged(rules, values, {f.id for f in ranked}))
+
+
+def _decisive(ranked: list, rules, values: dict[str, object], firmness, verdict: Verdict) -> list:
+    """On a short run (fewer than MIN_STEADY_STEPS steps), the findings that read the steps stand only
+    when they are decisive, as the verdict does: fired on DECISIVE of the resamples of the steps.
+    The verdict's own finding stays with it; the settings rules do not read the steps."""
+    if firm_steps(values):
+        return ranked
+    by_id = {rule.id: rule for rule in rules}
+    fired = firmness.fired if firmness is not None else {}
+
+    def stands(f) -> bool:
+        rule = by_id.get(f.id)
+        return (rule is None or rule.without_steps or f.id == verdict.primary_finding
+                or fired.get(f.id, 0.0) >= DECISIVE)
+    return [f for f in ranked if stands(f)]
 
 
 def _not_judged(rules, values: dict[str, object], fired: set[str]) -> tuple[str, ...]:

@@ -81,6 +81,9 @@ def rule_docs_text(rule: Rule) -> str:
         lines.append(f"  {severity} when: {expression.source}")
     if rule.gain is not None:
         lines += ["", "Estimated gain (seconds per step)", textwrap.indent(rule.gain.source, "  ")]
+    if rule.variants:
+        lines += ["", "The fix in a framework's terms (else plain PyTorch)"]
+        lines += [f"  {v.name}" + (f" when {v.when.source}" if v.when is not None else "") for v in rule.variants]
     if rule.options:
         lines += ["", "Option values"]
         lines += [f"  {name} = {value!r}" for name, value in rule.options.items()]

@@ -12,7 +12,7 @@ from ..facts import FACT_CATALOG
 from .expr import Missing, time_budget
 from .. import display
 from ..facts.window import enough_steps
-from .rule import Rule
+from .rule import Rule, Variant
 
 __all__ = ["fact_context", "evaluate_rule", "evaluate_rules", "gain_text", "with_gain_interval",
            "RuleRuntimeError"]
@@ -26,6 +26,10 @@ class RuleRuntimeError(Exception):
 # total covers the many evaluations of the stability check, so one slow rule cannot add minutes.
 EVALUATION_BUDGET = 0.5  # seconds per evaluation of a rule
 RULE_TOTAL_BUDGET = 2.0  # seconds per rule over one diagnosis
+# A fix that recovers less than this share of the step it is part of would not pay: whatever its rule's
+# severity, it is info (only worth knowing about), so that no warning or critical finding promises less
+# than an info one below it. The verdict names a bottleneck from this share on too (engine/verdict.py).
+SIGNIFICANT_GAIN = 0.05
 
 
 def _template_line(exc: BaseException) -> Optional[int]:
@@ -101,11 +105,12 @@ def gain_text(gain: Gain) -> str:
     return f"about {display.seconds(seconds)} less per step{detail}"
 
 
-def _severity(rule: Rule, context: dict[str, Any]) -> str:
-    for severity, expression in rule.severity_when:
-        if _truthy(expression.evaluate(context)):
-            return severity
-    return rule.severity
+def _severity(rule: Rule, context: dict[str, Any], gain: Gain) -> str:
+    severity = next((severity for severity, expression in rule.severity_when
+                     if _truthy(expression.evaluate(context))), rule.severity)
+    if gain.seconds_per_step is not None and gain.base and gain.seconds_per_step < SIGNIFICANT_GAIN * gain.base:
+        return "info"  # the fix would not pay: only worth knowing about
+    return severity
 
 
 def _truthy(value: Any) -> bool:
@@ -143,18 +148,21 @@ def evaluate_rule(rule: Rule, facts: dict[str, object], render: bool = True,
         with time_budget(budget):
             if not _truthy(rule.condition.evaluate(context)):
                 return None
-            key = "severity_when"
-            severity = _severity(rule, context)
             key = "gain"
             gain = _gain(rule, context, facts.get("step_time"))  # type: ignore[arg-type]
-            context.update(gain_seconds=gain.seconds_per_step, speedup=gain.speedup,
-                           severity=severity)
+            context.update(gain_seconds=gain.seconds_per_step, speedup=gain.speedup)
+            key = "severity_when"
+            severity = _severity(rule, context, gain)
+            context["severity"] = severity
             if not render:
                 return Finding(id=rule.id, name=rule.name, category=rule.category, severity=severity, title="",
-                               message="", advice="", gain=gain, source=rule.source)
+                               message="", advice="", gain=gain, source=rule.source, after=rule.after)
+            key = "framework"
+            variant = _variant(rule, context)
             texts = {}
-            for key in ("title", "message", "advice", "snippet", "fix_id"):
-                template = getattr(rule, key)
+            for key in ("title", "message", "advice", "snippet", "changes", "fix_id"):
+                template = getattr(variant, key, None) if key in _VARIANT_TEXTS else None
+                template = template or getattr(rule, key)
                 texts[key] = template.render(context) if template else ""
             key = "evidence"
             evidence = _evidence(rule, facts, context)
@@ -162,16 +170,35 @@ def evaluate_rule(rule: Rule, facts: dict[str, object], render: bool = True,
             id=rule.id, name=rule.name, category=rule.category, severity=severity,
             title=texts["title"], message=texts["message"], advice=texts["advice"], snippet=texts["snippet"],
             evidence=evidence, gain=gain, docs=rule.docs, fix_id=texts["fix_id"] or None, source=rule.source,
+            changes_at=texts["changes"].strip(), framework=variant.name if variant is not None else "",
+            after=rule.after,
         )
     except Exception as exc:  # pylint: disable=broad-except  # one broken rule must not stop others
         raise RuleRuntimeError(_runtime_error(rule, key, exc)) from exc
+
+
+_VARIANT_TEXTS = ("advice", "snippet", "changes")
+
+
+def _variant(rule: Rule, context: dict[str, Any]) -> Optional[Variant]:
+    """The rule's fix in the terms of the framework that runs the loop: its own [framework.NAME] table,
+    else the script's command-line flags ([framework.cli]), each only when its ``when`` holds; None
+    for the plain-PyTorch fix."""
+    if not rule.variants:
+        return None
+    framework = context.get("framework")
+    for name in (framework if isinstance(framework, str) else None, "cli"):
+        for variant in rule.variants:
+            if variant.name == name and (variant.when is None or _truthy(variant.when.evaluate(context))):
+                return variant
+    return None
 
 
 def _runtime_error(rule: Rule, key: str, exc: BaseException) -> str:
     """"path:line: ..." where line is the failing key's, and the line inside its text for a template."""
     line = rule.line_of(key)
     where = "" if key == "condition" else f" in its {key}"
-    inner = _template_line(exc) if key in ("title", "message", "advice", "snippet", "fix_id") else None
+    inner = _template_line(exc) if key in ("title", "message", "advice", "snippet", "changes", "fix_id") else None
     if inner is not None:
         # A multi-line string starts on the line after its key (''''' then a newline TOML drops).
         line += inner if rule.line_of(key) != rule.line else inner - 1

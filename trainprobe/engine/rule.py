@@ -8,17 +8,37 @@ from typing import Any, Optional
 from ..findings import RuleDocs
 from .expr import Expression, Template
 
-__all__ = ["Rule", "EvidenceSpec", "REQUIRED_KEYS", "OPTIONAL_KEYS", "DOC_SECTIONS",
-           "TEMPLATE_NAMES"]
+__all__ = ["Rule", "EvidenceSpec", "Variant", "REQUIRED_KEYS", "OPTIONAL_KEYS", "DOC_SECTIONS",
+           "TEMPLATE_NAMES", "VARIANTS", "VARIANT_KEYS"]
 
 REQUIRED_KEYS = ("id", "name", "category", "severity", "condition", "title", "message",
                  "advice", "docs")
-OPTIONAL_KEYS = ("snippet", "gain", "gain_base", "fix_id", "severity_when", "options", "evidence",
-                 "gpu_only", "without_steps")
+OPTIONAL_KEYS = ("snippet", "changes", "gain", "gain_base", "fix_id", "severity_when", "options", "evidence",
+                 "gpu_only", "without_steps", "framework", "after")
 DOC_SECTIONS = ("what", "why", "evidence", "fix", "options", "references")
 
 # Names templates may use besides facts and options: the gain, once computed.
 TEMPLATE_NAMES = ("gain_seconds", "speedup", "severity")
+# Names severity_when may use besides facts and options: the gain is computed before the severity, so
+# that a fix's severity can follow what it recovers (engine/evaluate.py).
+SEVERITY_NAMES = ("gain_seconds", "speedup")
+
+# The frameworks a rule may write its fix for ([framework.NAME] tables), as the ``framework`` fact
+# names them; ``cli`` is a script's own command-line flags (timm's and torchvision's reference
+# scripts: --amp, -j, --channels-last), tried for any framework without a table of its own.
+VARIANTS = ("transformers", "lightning", "accelerate", "timm", "cli")
+VARIANT_KEYS = ("advice", "snippet", "changes", "when")
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A rule's fix as one framework spells it: replaces the plain-PyTorch advice, snippet and line."""
+
+    name: str
+    advice: Optional[Template] = None
+    snippet: Optional[Template] = None
+    changes: Optional[Template] = None
+    when: Optional[Expression] = None  # also needed for it to apply (a cli table: the script has the flag)
 
 
 @dataclass(frozen=True)
@@ -41,6 +61,8 @@ class Rule:
     docs: RuleDocs
     source: str  # the rule file
     snippet: Optional[Template] = None
+    changes: Optional[Template] = None  # the line the fix changes, "file.py:line" (a fact such as loader_at)
+    variants: tuple[Variant, ...] = ()  # the fix in a framework's terms, tried before the plain one
     gain: Optional[Expression] = None  # seconds per step the fix recovers
     gain_base: Optional[Expression] = None  # the step time the gain is part of (default: median)
     fix_id: Optional[Template] = None  # a template: the fix may depend on the facts
@@ -49,6 +71,7 @@ class Rule:
     evidence: tuple[EvidenceSpec, ...] = ()
     gpu_only: bool = False  # never fires on a run that did not use CUDA
     without_steps: bool = False  # may fire on a run with no measured step (settings, OOM)
+    after: Optional[str] = None  # the rule whose fix comes first: when it leads, this one follows it
     line: int = 1  # line of the condition, for errors at evaluation time
     lines: dict[str, int] = field(default_factory=dict)  # line of each key (message, advice, ...) in its file
 

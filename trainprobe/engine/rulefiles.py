@@ -11,8 +11,8 @@ from ..findings import CATEGORIES, SEVERITIES, RuleDocs
 from ..facts import FACT_CATALOG
 from ..resources import rules_dir
 from .expr import RuleSyntaxError, compile_expression, compile_template
-from .rule import (DOC_SECTIONS, OPTIONAL_KEYS, REQUIRED_KEYS, TEMPLATE_NAMES, EvidenceSpec,
-                   Rule)
+from .rule import (DOC_SECTIONS, OPTIONAL_KEYS, REQUIRED_KEYS, SEVERITY_NAMES, TEMPLATE_NAMES, VARIANT_KEYS,
+                   VARIANTS, EvidenceSpec, Rule, Variant)
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -78,11 +78,11 @@ class _Builder:
             self.fail(f"{key} must be a string", key, table)
         return value
 
-    def expression(self, key: str, source: Any, table: Optional[str] = None):
+    def expression(self, key: str, source: Any, table: Optional[str] = None, names: tuple[str, ...] = ()):
         if not isinstance(source, str):
             self.fail(f"{key} must be a string holding an expression", key, table)
         try:
-            return compile_expression(source, self.facts, self.options)
+            return compile_expression(source, self.facts + names, self.options)
         except RuleSyntaxError as exc:
             self.fail(f"{key}: {exc}", key, table)
         return None
@@ -94,6 +94,41 @@ class _Builder:
         except RuleSyntaxError as exc:
             self.fail(f"{key}: {exc}", key, table)
         return None
+
+    def when(self, source: Any, table: str):
+        """A framework table's ``when``: an expression over the facts, the options and the severity."""
+        if not isinstance(source, str):
+            self.fail("when must be a string holding an expression", "when", table)
+        try:
+            return compile_expression(source, self.facts + ("severity",), self.options)
+        except RuleSyntaxError as exc:
+            self.fail(f"when: {exc}", "when", table)
+        return None
+
+    def variants(self) -> tuple[Variant, ...]:
+        """The [framework.NAME] tables: the fix as each framework spells it."""
+        tables = self.data.get("framework", {})
+        if not isinstance(tables, dict):
+            self.fail("framework must hold tables: [framework.lightning]", "framework")
+        out = []
+        for name, table in tables.items():
+            where = f"framework.{name}"
+            if name not in VARIANTS:
+                self.fail(f"unknown framework {name!r} (one of {', '.join(VARIANTS)})", None, where)
+            if not isinstance(table, dict) or not table:
+                self.fail(f"[{where}] must be a table with advice, snippet, changes or when", None, where)
+            for key in table:
+                if key not in VARIANT_KEYS:
+                    self.fail(f"[{where}]: unknown key {key!r} (known: {', '.join(VARIANT_KEYS)})", key, where)
+            # Each table's keys compile like the top-level ones (the TOML table path is "framework.NAME").
+            scoped = _Builder(self.path, self.text, {where: table, "options": self.options})
+            out.append(Variant(
+                name=name,
+                advice=scoped.template("advice", where) if "advice" in table else None,
+                snippet=scoped.template("snippet", where) if "snippet" in table else None,
+                changes=scoped.template("changes", where) if "changes" in table else None,
+                when=scoped.when(table["when"], where) if "when" in table else None))
+        return tuple(out)
 
     def check_keys(self) -> None:
         for key in self.data:
@@ -140,12 +175,20 @@ class _Builder:
         for severity in reversed(SEVERITIES):  # critical first
             if severity in table:
                 out.append((severity, self.expression(severity, table[severity],
-                                                      "severity_when")))
+                                                      "severity_when", SEVERITY_NAMES)))
         unknown = set(table) - set(SEVERITIES)
         if unknown:
             self.fail(f"severity_when: unknown severity {sorted(unknown)[0]!r}",
                       sorted(unknown)[0], "severity_when")
         return tuple(out)
+
+    def after(self) -> Optional[str]:
+        value = self.data.get("after")
+        if value is None:
+            return None
+        if not isinstance(value, str) or not _ID.match(value) or value == self.data.get("id"):
+            self.fail("after must name another rule's id (the rule whose fix comes first)", "after")
+        return value
 
     def evidence(self) -> tuple[EvidenceSpec, ...]:
         items = self.data.get("evidence", [])
@@ -191,19 +234,23 @@ class _Builder:
             title=self.template("title"), message=self.template("message"),
             advice=self.template("advice"), docs=self.docs(), source=str(self.path),
             snippet=self.template("snippet") if d.get("snippet") else None,
+            changes=self.template("changes") if d.get("changes") else None,
+            variants=self.variants(),
             gain=self.expression("gain", self.text_value("gain")) if gain else None,
             gain_base=(self.expression("gain_base", self.text_value("gain_base"))
                        if d.get("gain_base") else None),
             fix_id=self.template("fix_id") if d.get("fix_id") else None, severity_when=self.severity_when(),
             options=dict(self.options), evidence=self.evidence(),
             gpu_only=bool(d.get("gpu_only", False)),
-            without_steps=bool(d.get("without_steps", False)), line=_key_line(self.text, "condition"),
+            without_steps=bool(d.get("without_steps", False)), after=self.after(),
+            line=_key_line(self.text, "condition"),
             lines=self.key_lines(),
         )
 
 
 # The keys evaluated on each run, whose errors name their own line.
-_EVALUATED_KEYS = ("condition", "title", "message", "advice", "snippet", "gain", "gain_base", "fix_id", "severity_when")
+_EVALUATED_KEYS = ("condition", "title", "message", "advice", "snippet", "changes", "gain", "gain_base", "fix_id",
+                   "severity_when")
 
 # Compiling a rule's templates takes milliseconds; a process that diagnoses many records
 # (tests, `trainprobe report` over a folder) reuses them while the file is unchanged.

@@ -11,6 +11,15 @@ Below ``BORDERLINE`` agreement the verdict is called borderline, and the
 category the other resamples reached is named, instead of letting it flip
 between runs.
 
+With fewer than ``MIN_STEADY_STEPS`` steps (a short run), the same
+resamples decide whether there is a verdict at all: it stands only when it is
+decisive, reached by at least ``DECISIVE`` of them. That is the deciding
+share's interval lying on the verdict's side of its threshold: each resample
+names its verdict by comparing its own shares with the thresholds (a
+finding's gain against 5% of the step, a class against 30%), so a verdict
+that 95% of the resamples reach is one whose deciding share stayed on the
+same side in 95% of them. Below ``FEWEST_STEPS`` there is no bootstrap.
+
 Only the steps are resampled: the samplers' series and the profiles describe
 the same window either way.
 """
@@ -23,13 +32,14 @@ from collections import Counter
 from typing import Callable, Optional
 
 from ..facts import recompute_step_facts
-from ..facts.window import MIN_STEADY_STEPS, steady_steps
+from ..facts.window import FEWEST_STEPS, steady_steps
 from ..findings import Finding, Verdict
 from ..record import PHASE_STEADY, RunRecord
 
-__all__ = ["RESAMPLES", "Stability", "stability"]
+__all__ = ["RESAMPLES", "DECISIVE", "Stability", "stability"]
 
 RESAMPLES = 100
+DECISIVE = 0.95  # a verdict from fewer than MIN_STEADY_STEPS steps stands when this share of resamples reach it
 _SEED = 20261123
 
 
@@ -40,14 +50,17 @@ class Stability:
     share_low: Optional[float]  # 95% interval of the verdict category's share of the step
     share_high: Optional[float]
     gains: dict[str, tuple[float, float]] = dataclasses.field(default_factory=dict)  # finding id -> 95% interval
+    fired: dict[str, float] = dataclasses.field(default_factory=dict)  # finding id -> share of resamples it fired in
 
 
 def _resampled(record: RunRecord, rng: random.Random) -> RunRecord:
     steady = steady_steps(record)
     drawn = [rng.choice(steady) for _ in steady]
     # Keep every other step (warm-up, validation, the windows) so facts about them do not move;
-    # the drawn steps become the steady window.
-    kept = [s for s in record.steps if s.phase != PHASE_STEADY]
+    # the drawn steps become the steady window. Warm-up steps counted as steady in a short run
+    # (window.borrowed_warmup) are among the drawn, not kept a second time.
+    chosen = set(map(id, steady))
+    kept = [s for s in record.steps if s.phase != PHASE_STEADY and id(s) not in chosen]
     drawn = [dataclasses.replace(s, phase=PHASE_STEADY, epoch_start=False) for s in drawn]
     return dataclasses.replace(record, steps=tuple(kept + drawn))
 
@@ -65,7 +78,7 @@ def stability(record: RunRecord, values: dict[str, object], verdict: Verdict,
     and ``decide`` makes a verdict and its findings from facts (the rules and the verdict, as for the
     run itself). The findings' gains over the resamples give each gain its interval (a resample where
     a finding does not fire counts as no gain). None with too few steady steps."""
-    if len(steady_steps(record)) < MIN_STEADY_STEPS or verdict.category == "unknown":
+    if len(steady_steps(record)) < FEWEST_STEPS or verdict.category == "unknown":
         return None
     rng = random.Random(_SEED)
     categories: Counter[str] = Counter()
@@ -80,9 +93,10 @@ def stability(record: RunRecord, values: dict[str, object], verdict: Verdict,
     others = [(n, c) for c, n in categories.items() if c != verdict.category]
     alternative = max(others)[1] if others else None
     intervals = {}
+    fired = {fid: len(seen) / RESAMPLES for fid, seen in gains.items()}
     for fid, seen in gains.items():
         seen += [0.0] * (RESAMPLES - len(seen))
         intervals[fid] = (_percentile(seen, 0.025), _percentile(seen, 0.975))
     return Stability(agreement=categories[verdict.category] / RESAMPLES, alternative=alternative,
                      share_low=_percentile(shares, 0.025), share_high=_percentile(shares, 0.975),
-                     gains=intervals)
+                     gains=intervals, fired=fired)

@@ -25,8 +25,15 @@ that recovers at least 5% of the steady step, or of a communication warning
 (DataParallel) or critical memory finding (an OOM), which have no time share.
 Findings outside the steady steps (validation without no_grad) or about
 quality (no LR schedule) do not name it. Without such a finding, a class
-other than compute holding 30% of the step or more names it; otherwise
-compute, the good case ("the device is busy").
+other than compute holding 30% of the step or more names it, with what the
+findings of that class below say; otherwise compute, the good case ("the
+device is busy").
+
+The headline agrees with the findings under it (tests/test_findings_agree.py
+checks every recorded run): ranked by gain, a follow-up right after the fix it
+follows, severity falling down the list. From fewer than MIN_STEADY_STEPS
+steps the verdict stands only when it is decisive (``with_stability``), and
+says what it rests on.
 """
 
 from __future__ import annotations
@@ -36,7 +43,9 @@ from typing import Optional
 
 from ..findings import CATEGORIES, SEVERITIES, Finding, Verdict
 from .. import display
-from ..facts.window import MIN_STEADY_STEPS, enough_steps
+from .evaluate import SIGNIFICANT_GAIN
+from .stability import DECISIVE
+from ..facts.window import FEWEST_STEPS, MIN_STEADY_STEPS, enough_steps, firm_steps
 
 __all__ = ["breakdown", "rank_findings", "make_verdict", "with_stability", "near_peak", "NEAR_PEAK"]
 
@@ -50,7 +59,7 @@ _SHARE_TEXT = {
 }
 
 _DOMINANT = 0.3  # a class this large names the verdict even without a finding
-_SIGNIFICANT = 0.05  # a finding must recover this share of the step to name the verdict
+_SIGNIFICANT = SIGNIFICANT_GAIN  # a finding must recover this share of the step to name the verdict
 
 
 def _f(facts: dict[str, object], name: str) -> float:
@@ -127,11 +136,46 @@ def _device_breakdown(facts: dict[str, object]) -> dict[str, float]:
 
 
 def rank_findings(findings: list[Finding]) -> list[Finding]:
-    """Warnings and criticals before infos; then by recoverable seconds per step, then severity."""
+    """Warnings and criticals before infos; then by recoverable seconds per step, then severity.
+
+    A fix that pays after another (its rule's ``after``) is that fix's follow-up when the other
+    leads (fires as a warning or worse): it is listed right after it, as info, and keeps ``after``;
+    otherwise it stands on its own (``after`` cleared). Severity then follows the order: a finding
+    with a time gain is no more severe than the one with a time gain ranked above it (a critical fix
+    that recovers less than a warning above it is a warning), so the list reads from the most to the
+    least worth doing. Findings without a time gain (an OOM, a setting, quality) keep their severity."""
     def key(f: Finding):
         return (f.severity == "info", -(f.gain.seconds_per_step or 0.0),
                 -SEVERITIES.index(f.severity), f.id)
-    return sorted(findings, key=key)
+    leads = {f.id: f for f in findings if f.severity != "info"}
+    follows = [_follow_up(f, leads[f.after]) for f in findings if f.after in leads]
+    ranked = sorted((replace(f, after=None) if f.after else f for f in findings if f.after not in leads),
+                    key=key)
+    pending = sorted(follows, key=key, reverse=True)  # each goes right after its lead: largest gain first
+    while pending:
+        placed = [f for f in pending if any(g.id == f.after for g in ranked)]
+        if not placed:  # leads that follow each other in a circle: keep them, in gain order
+            ranked += sorted(pending, key=key)
+            break
+        for f in placed:
+            ranked.insert(next(i for i, g in enumerate(ranked) if g.id == f.after) + 1, f)
+            pending.remove(f)
+    out, ceiling = [], None
+    for f in ranked:
+        if f.gain.seconds_per_step and not f.after:
+            if ceiling is not None and SEVERITIES.index(f.severity) > SEVERITIES.index(ceiling):
+                f = replace(f, severity=ceiling)
+            ceiling = f.severity
+        out.append(f)
+    return out
+
+
+def _follow_up(finding: Finding, lead: Finding) -> Finding:
+    """``finding`` as ``lead``'s follow-up: info, and its gain says it was estimated on its own."""
+    gain, note = finding.gain, f", estimated on its own; do it after “{lead.name}”"
+    if gain.text and not gain.text.endswith(note):  # ranking again (after the gains' intervals) adds it once
+        gain = replace(gain, text=gain.text + note)
+    return replace(finding, severity="info", gain=gain)
 
 
 def _no_steps_headline(facts: dict[str, object]) -> str:
@@ -140,9 +184,8 @@ def _no_steps_headline(facts: dict[str, object]) -> str:
                 "next. Record it with torch.profiler.profile(schedule=...) and call prof.step() once per training "
                 "step; the kernels and ops it holds are listed below.")
     status = facts.get("outcome_status") or "unknown"
-    steady = facts.get("steady_steps") or 0
-    if steady or (facts.get("steps_recorded") or 0) > (facts.get("warmup_steps") or 0):
-        return _thin_headline(facts, steady)
+    if _training_steps(facts):  # steps were recorded: too few to judge, never "no step"
+        return _thin_headline(facts, facts.get("steady_steps") or 0)
     if facts.get("oom"):
         return "No training step was measured: the run ran out of memory before its first step."
     if status == "not_started":
@@ -153,17 +196,39 @@ def _no_steps_headline(facts: dict[str, object]) -> str:
             "optimizer.step() on a model trainprobe could see.")
 
 
+def _training_steps(facts: dict[str, object]) -> int:
+    return int(_f(facts, "steps_recorded") - _f(facts, "validation_steps"))
+
+
 def _thin_headline(facts: dict[str, object], steady: object) -> str:
     """Steps were measured, but too few to judge from: say how many, and what would give more."""
-    text = (f"Not enough steady steps to judge where the time goes: {steady} measured after warm-up, "
-            f"and at least {MIN_STEADY_STEPS} are needed.")
+    return (f"Not enough steps to judge where the time goes: {_counted(facts, steady)}, and at least "
+            f"{FEWEST_STEPS} are needed ({MIN_STEADY_STEPS} to settle a close call).{_what_gives_enough(facts)}")
+
+
+def _counted(facts: dict[str, object], steady: object) -> str:
+    """How many steps the verdict rests on, and how many of them came from the warm-up."""
+    borrowed = int(_f(facts, "steady_from_warmup"))
+    if borrowed:
+        which = "a warm-up step" if borrowed == 1 else "warm-up steps"
+        return (f"{steady} measured, {borrowed} of them {which} after the first, counted because the run "
+                f"was too short for a separate warm-up")
+    return f"{steady} measured after warm-up"
+
+
+def _what_gives_enough(facts: dict[str, object]) -> str:
+    """Exactly what would give enough steps: the script's own length, or trainprobe's limits."""
     step = facts.get("step_time") or facts.get("warmup_step_time")
+    warmup = int(_f(facts, "warmup_steps"))
+    fewer_warmup = (" or count only the first step as warm-up with --warmup-steps 1"
+                    if warmup > 1 and not facts.get("steady_from_warmup") else "")
     if facts.get("outcome_status") == "completed":
-        return text + f" The script ended after {facts.get('steps_recorded')} steps; give it more steps (more data or epochs)."
+        return (f" The script ended by itself after {_training_steps(facts)} training steps: give it at least "
+                f"{MIN_STEADY_STEPS + 1} (more data, more epochs or more iterations){fewer_warmup}.")
     if isinstance(step, (int, float)) and step >= 2.0:
-        return text + (f" Its steps take about {display.seconds(step)}: allow more time with --max-seconds "
-                       f"(about {int(step * 20)} s) or fewer warm-up steps with --warmup-steps.")
-    return text
+        return (f" Its steps take about {display.seconds(step)}: allow more time with --max-seconds "
+                f"(about {int(step * 20)} s){fewer_warmup}.")
+    return f" Let it run longer{fewer_warmup}." if fewer_warmup else ""
 
 
 NEAR_PEAK = 0.7  # a step at this share of the hardware's matrix peak is near what it can do
@@ -175,6 +240,14 @@ def _peak_text(facts: dict[str, object]) -> str:
     source = "measured" if facts.get("peak_source") == "measured" else "datasheet"
     return (f"this {device}'s {source} {facts.get('peak_dtype') or ''} matmul peak "
             f"({display.flop_rate(facts.get('peak_flops_per_s'))})").replace("  ", " ")
+
+
+def _module_text(facts: dict[str, object]) -> str:
+    """", and the lstm takes 85% of the step" when one of the model's children takes most of it."""
+    name, share = facts.get("top_module"), facts.get("top_module_share")
+    if isinstance(share, (int, float)) and share >= 0.5 and name:
+        return f", and its {name} takes {display.share(share)} of the step"
+    return ""
 
 
 def near_peak(facts: dict[str, object]) -> bool:
@@ -189,9 +262,10 @@ def _compute_headline(facts: dict[str, object]) -> str:
         return (f"Near this hardware's limit: the step's matrix math runs at {display.share(mfu)} of "
                 f"{_peak_text(facts)}. Little is left to gain in how the step runs: do less work (a smaller "
                 "model, fewer or shorter steps, fewer samples) or use faster hardware.")
+    module = _module_text(facts)
     if isinstance(mfu, (int, float)):
         return (f"The {device} is busy with the model's math, at {display.share(mfu, 1)} of "
-                f"{_peak_text(facts)}; no rule found a specific lever in the training loop.")
+                f"{_peak_text(facts)}{module}; no rule found a specific lever in the training loop.")
     why = facts.get("mfu_unknown_reason")
     tail = f" (how close to the hardware's peak is unknown: {why})" if why else ""
     if facts.get("cuda_used"):
@@ -266,29 +340,77 @@ def make_verdict(facts: dict[str, object], ranked: list[Finding]) -> Verdict:
                        **common)
     largest = max((c for c in split if c != "compute"), key=split.get, default=None)
     if largest and split[largest] >= _DOMINANT:
-        headline = (f"{display.share(split[largest])} of the step is {_SHARE_TEXT[largest]}, "
-                    f"but no rule found a specific cause.")
-        return Verdict(category=largest, headline=headline, **common)
+        headline = f"{display.share(split[largest])} of the step is {_SHARE_TEXT[largest]}"
+        return Verdict(category=largest, headline=headline + _causes(ranked, largest), **common)
     headline = _compute_headline(facts)
     minor = sum(1 for f in ranked if f.severity != "info")
     if minor:
         headline += f" See the {minor} smaller finding{'s' if minor > 1 else ''} below."
+    best = _best_speedup(ranked)
+    if best:
+        headline += f" The findings below could still make steps up to about {display.ratio(best)} faster."
     return Verdict(category="compute", headline=headline, **common)
 
 
-def with_stability(verdict: Verdict, stability) -> Verdict:  # stability: Optional[engine.stability.Stability]
-    """The verdict with how firmly the steps support it; a borderline one says so in its headline."""
+def _best_speedup(findings: list[Finding]) -> Optional[float]:
+    """The largest speed-up a finding promises, when it is worth saying (at least 1.05x)."""
+    best = max((f.gain.speedup or 0.0 for f in findings), default=0.0)
+    return best if best >= 1.05 else None
+
+
+def _causes(ranked: list[Finding], category: str) -> str:
+    """The end of a headline that names a class no finding leads: what the findings of that class
+    below it say, or that there are none. Never 'no cause' above findings that name one."""
+    related = [f for f in ranked if f.category == category]
+    if not related:
+        return ", but no rule found a specific cause."
+    several = len(related) > 1
+    said = f"; the {len(related)} finding{'s' if several else ''} below name{'' if several else 's'} its causes"
+    best = _best_speedup(related)
+    if best:
+        return f"{said} (up to about {display.ratio(best)} faster)."
+    return f"{said}, but fixing {'them' if several else 'it'} would recover little of it here."
+
+
+def with_stability(verdict: Verdict, stability, facts: Optional[dict[str, object]] = None) -> Verdict:
+    """The verdict with how firmly the steps support it; a borderline one says so in its headline.
+
+    From fewer than MIN_STEADY_STEPS steps (a short run, ``facts`` given) the verdict stands only when
+    it is decisive (engine/stability.py: DECISIVE of the resamples reach it), and says how many steps
+    it rests on; otherwise there is no verdict, and the headline says what would give enough steps."""
     if stability is None:
         return verdict
     out = replace(verdict, agreement=stability.agreement, alternative=stability.alternative,
                   share_low=stability.share_low, share_high=stability.share_high)
+    if facts is not None and not firm_steps(facts):
+        return _short_run(out, stability, facts)
     if out.borderline and stability.alternative:
         label = _LABEL.get(stability.alternative, stability.alternative)
         out = replace(out, headline=(
             f"Borderline: {out.headline} On resamples of the measured steps this verdict came out "
             f"{display.share(stability.agreement)} of the time and {label} most of the rest: measure "
             "longer (--window) or on a quieter machine to settle it."))
+    if facts is not None and facts.get("steady_from_warmup"):
+        out = replace(out, headline=f"{out.headline} Judged from {_counted(facts, facts.get('steady_steps'))}.")
     return out
+
+
+def _short_run(verdict: Verdict, stability, facts: dict[str, object]) -> Verdict:
+    steady = facts.get("steady_steps") or 0
+    if stability.agreement >= DECISIVE:
+        held = ("every resample of them" if stability.agreement >= 1
+                else f"{display.share(stability.agreement)} of resamples of them")
+        return replace(verdict, headline=(
+            f"{verdict.headline} Judged from a short run: {_counted(facts, steady)}; the verdict held on {held}."))
+    label = _LABEL.get(verdict.category, verdict.category)
+    other = _LABEL.get(stability.alternative, stability.alternative) if stability.alternative else "another"
+    return Verdict(
+        category="unknown", step_time=verdict.step_time, steps_per_second=verdict.steps_per_second,
+        samples_per_second=verdict.samples_per_second, breakdown={},
+        headline=(f"Too few steps to settle where the time goes: {_counted(facts, steady)}, and resamples of "
+                  f"them came out {label} {display.share(stability.agreement)} of the time and {other} most of "
+                  f"the rest (a verdict from fewer than {MIN_STEADY_STEPS} steps must hold on "
+                  f"{display.share(DECISIVE)} of them).{_what_gives_enough(facts)}"))
 
 
 _LABEL = {"input": "input-bound", "host": "host-bound", "launch": "launch-bound", "sync": "sync-bound",

@@ -16,7 +16,7 @@ from typing import Callable
 
 from ..findings import Fact
 from ..record import RunRecord
-from . import compute, device, gpu, host, input, job, memory, ops, settings, steps
+from . import code, compute, device, gpu, host, input, job, memory, ops, parts, settings, steps
 from .trace import blank_unknowable, unknown_in_a_trace
 from .input import suggest_prefetch_factor, with_suggested_workers
 
@@ -31,7 +31,7 @@ class FactSpec:
     meaning: str
 
 
-FAMILIES = (steps, input, host, ops, device, gpu, settings, job, compute, memory)
+FAMILIES = (steps, input, host, ops, device, gpu, settings, job, code, parts, compute, memory)
 
 FACT_CATALOG: dict[str, FactSpec] = {
     name: FactSpec(name, unit, module.FAMILY, meaning)

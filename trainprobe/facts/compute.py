@@ -14,6 +14,7 @@ from typing import Optional
 
 from ..record import RunRecord
 from ._stats import mean, ratio
+from .window import mean_step_time, steady_steps
 
 __all__ = ["FAMILY", "FACTS", "compute", "matmul_dtype", "peak_dtype"]
 
@@ -45,16 +46,25 @@ FACTS = {
     "peak_unknown_reason": ("text", "Why the ceiling is unknown (None when it is known)."),
     "peak_memory_bandwidth": ("B/s", "The memory bandwidth beside the ceiling: a measured copy on a CPU, the "
                               "datasheet's on a GPU."),
+    "bf16_peak_speedup": ("x", "The ceiling's bf16 FLOP/s over its fp32 FLOP/s (both measured on a CPU, from "
+                          "the datasheet on a GPU): how much faster this hardware multiplies in bfloat16."),
     "peak_outside_cores": ("count", "Cores other programs kept busy while the CPU's peak was measured (it "
                            "reads low when they did)."),
     "mfu": ("share", "Model FLOPs utilization: achieved_flops_per_s over peak_flops_per_s."),
     "mfu_unknown_reason": ("text", "Why MFU is unknown (None when it is known)."),
+    "mfu_while_busy": ("share", "On a GPU, MFU over the time the GPU was busy rather than the whole step: how "
+                       "well its kernels use it while they run (mfu / gpu_busy_share)."),
     "memory_bound_share": ("share", "Of the compute ops' time (on a GPU: kernel time), the share in memory-bound "
                            "ops: element-wise, normalization, reduction, copies and indexing."),
+    "model_memory_bound_share": ("share", "memory_bound_share outside the optimizer's step: the forward's and "
+                                 "backward's memory-bound ops, which compiling the model fuses (the update is not "
+                                 "part of the model's graph)."),
     "matmul_op_share": ("share", "Of the compute ops' time, the share in matrix products, convolutions and "
                         "attention."),
     "optimizer_kind": ("text", "How the optimizer updates the parameters: for-loop (one op per parameter "
                        "tensor), foreach (batched across tensors) or fused (one kernel)."),
+    "top_module": ("text", "The model's child module whose forward and backward took the most time (profiled window)."),
+    "top_module_share": ("share", "Its forward and backward time over the mean steady step."),
     "census_step_time": ("s", "Mean duration of the counted step(s), the counter's own cost included."),
 }
 
@@ -96,7 +106,7 @@ def _outside_cores(record: RunRecord) -> Optional[float]:
 
 
 def _optimizer_kind(record: RunRecord) -> Optional[str]:
-    traced = getattr(record.profiler, "optimizer_kind", None)
+    traced = record.profiler.optimizer_kind
     if traced:
         return traced
     optimizers = record.settings.optimizers
@@ -114,17 +124,33 @@ def _optimizer_kind(record: RunRecord) -> Optional[str]:
 
 
 def _op_kind_shares(record: RunRecord) -> dict[str, object]:
-    kinds = getattr(record.profiler, "op_kinds", None) or {}
+    kinds = record.profiler.op_kinds or {}
     total = sum(kinds.values())
+    out: dict[str, object] = {"model_memory_bound_share": record.profiler.model_memory_bound_share}
     if total <= 0:
-        return {"memory_bound_share": getattr(record.profiler, "memory_bound_share", None), "matmul_op_share": None}
-    return {"memory_bound_share": sum(kinds.get(k, 0.0) for k in _MEMORY_BOUND_KINDS) / total,
-            "matmul_op_share": sum(kinds.get(k, 0.0) for k in _COMPUTE_KINDS) / total}
+        out.update(memory_bound_share=record.profiler.memory_bound_share, matmul_op_share=None)
+        return out
+    out.update(memory_bound_share=sum(kinds.get(k, 0.0) for k in _MEMORY_BOUND_KINDS) / total,
+               matmul_op_share=sum(kinds.get(k, 0.0) for k in _COMPUTE_KINDS) / total)
+    return out
+
+
+def _top_module(record: RunRecord) -> dict[str, object]:
+    modules = record.profiler.module_times
+    timed = [(m.name, (m.forward_per_step or 0.0) + (m.backward_per_step or 0.0)) for m in modules]
+    timed = [(name, t) for name, t in timed if t > 0]
+    if not timed:
+        return {}
+    name, seconds = max(timed, key=lambda nt: nt[1])
+    step = mean_step_time(steady_steps(record))
+    share = ratio(seconds, step)
+    return {"top_module": name, "top_module_share": min(1.0, share) if share is not None else None}
 
 
 def compute(record: RunRecord) -> dict[str, object]:
     counted, peak = record.compute.flops, record.compute.peak
     out: dict[str, object] = {"optimizer_kind": _optimizer_kind(record)}
+    out.update(_top_module(record))
     out.update(_op_kind_shares(record))
     dtype = matmul_dtype(record)
     total = counted.flops if counted.availability.available else None
@@ -149,6 +175,7 @@ def compute(record: RunRecord) -> dict[str, object]:
         "peak_source": peak.source,
         "peak_device": peak.device or None,
         "peak_memory_bandwidth": peak.memory_bytes_per_s if peak.availability.available else None,
+        "bf16_peak_speedup": ratio(peak.flops_per_s.get("bf16"), peak.flops_per_s.get("fp32")),
         "peak_outside_cores": _outside_cores(record),
     })
     if not peak.availability.available:
@@ -176,5 +203,8 @@ def achieved(values: dict[str, object]) -> dict[str, object]:
         reason = str(values["peak_unknown_reason"])
     else:
         reason = "no steady steps to time" if step is None else "unknown"
-    return {"achieved_flops_per_s": achieved_rate, "mfu": mfu, "mfu_unknown_reason": reason}
+    busy = values.get("gpu_busy_share")
+    while_busy = ratio(mfu, busy) if isinstance(busy, (int, float)) and busy > 0 else None
+    return {"achieved_flops_per_s": achieved_rate, "mfu": mfu, "mfu_unknown_reason": reason,
+            "mfu_while_busy": min(1.0, while_busy) if while_busy is not None else None}
 

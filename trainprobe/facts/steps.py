@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ..record import RunRecord, Step
 from ._stats import mean, median, percentile, ratio
-from .window import after_warmup, mean_step_time, partial_batches, steady_steps, warmup_steps
+from .window import after_warmup, borrowed_warmup, mean_step_time, partial_batches, steady_steps, warmup_steps
 
 __all__ = ["FAMILY", "FACTS", "PHASES", "compute"]
 
@@ -23,6 +23,8 @@ PHASES = ("data_wait", "h2d", "forward", "backward", "optimizer", "eval", "debug
 FACTS = {
     "steady_steps": ("count", "Steps in the measured (steady) window: validation, epoch-start and "
                      "partial-batch steps left out (epoch starts are kept if they are half the window)."),
+    "steady_from_warmup": ("count", "Warm-up steps counted among the steady ones because the run was too short "
+                           "for a separate warm-up (all but the first; none in a run long enough)."),
     "step_time": ("s", "Mean duration of a steady training step: the base of every share, gain and "
                   "rate trainprobe reports."),
     "step_time_median": ("s", "Median duration of a steady training step (the typical step)."),
@@ -166,6 +168,7 @@ def compute(record: RunRecord) -> dict[str, object]:
     base = mean_step_time(steps)
     out: dict[str, object] = {
         "steady_steps": len(steps),
+        "steady_from_warmup": len(set(map(id, borrowed_warmup(record))) & set(map(id, steps))),
         "step_time": base,
         "step_time_median": median(durations),
         "step_time_p90": percentile(durations, 90),

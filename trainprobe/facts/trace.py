@@ -13,8 +13,8 @@ from typing import Iterable
 
 __all__ = ["KNOWN_FROM_A_TRACE", "UNKNOWABLE_FAMILIES", "unknown_in_a_trace", "blank_unknowable"]
 
-# Families whose facts come from the live objects and the samplers.
-UNKNOWABLE_FAMILIES = ("settings", "input", "host", "gpu")
+# Families whose facts come from the live objects, the samplers and the Python profile.
+UNKNOWABLE_FAMILIES = ("settings", "input", "host", "gpu", "code", "parts")
 
 # Of those, the facts a trace does show (trace/record.py fills them from the trace's evidence).
 KNOWN_FROM_A_TRACE = frozenset({

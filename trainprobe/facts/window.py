@@ -15,6 +15,19 @@ ended before that window, any step after warm-up) that is not:
 * a partial batch (the short last batch of an epoch): fewer samples than the
   usual batch, when the batch size is regular (most steps share it).
 
+A run too short for a separate warm-up (fewer than ``MIN_STEADY_STEPS``
+steps after it: a script of five iterations, a speed test of four slow
+batches) also counts its warm-up steps after the first
+(:func:`borrowed_warmup`): the first step holds the one-off costs (first
+allocations, compilation, worker start), and a later warm-up step more than
+``_WARMUP_OUTLIER`` times the typical step (a recompilation) is left out too.
+The facts say how many were counted (``steady_from_warmup``) and the verdict
+says so.
+
+How many steps are enough: ``MIN_STEADY_STEPS`` settle any verdict; from
+``FEWEST_STEPS`` up, the verdict stands when it is decisive, i.e. when the
+resamples of the steps reach it (engine/stability.py). Fewer are not judged.
+
 The base of every share and gain is the **mean** steady step
 (:func:`mean_step_time`): total time over steps, so that shares add up to the
 step, a gain in seconds per step converts to a speed-up of throughput, and
@@ -29,20 +42,33 @@ from typing import Optional, Sequence
 from ..record import PHASE_CENSUS, PHASE_STEADY, PHASE_WARMUP, RunRecord, Step
 from ._stats import median
 
-__all__ = ["steady_steps", "warmup_steps", "after_warmup", "NOT_MEASURED", "steady_span", "in_window", "mean_step_time",
-           "usual_batch", "partial_batches", "MIN_STEADY_STEPS", "enough_steps"]
+__all__ = ["steady_steps", "warmup_steps", "after_warmup", "NOT_MEASURED", "borrowed_warmup", "steady_span",
+           "in_window", "mean_step_time", "usual_batch", "partial_batches", "MIN_STEADY_STEPS", "FEWEST_STEPS",
+           "enough_steps", "firm_steps"]
 
-# Fewer steady steps than this are too thin to judge from: the rules that read the steps stay quiet
-# and the verdict says so.
+# This many steady steps settle a verdict: with fewer, it stands only when it is decisive (the
+# resamples of the steps reach it: engine/stability.py), and a run too short for a separate warm-up
+# counts its warm-up steps after the first.
 MIN_STEADY_STEPS = 5
+# Fewer steady steps than this are too thin to judge from, however decisive they look (a bootstrap of
+# two steps has three distinct resamples): the rules that read the steps stay quiet and the verdict
+# says what would give enough.
+FEWEST_STEPS = 3
+_WARMUP_OUTLIER = 2.0  # a warm-up step this many times the typical one paid a one-off cost
 
 
 def enough_steps(facts: dict) -> bool:
     """Enough steady steps to judge from (facts by name). The hooks time each step with the noise of
-    a shared machine, so a live run needs MIN_STEADY_STEPS; a trace's steps are each profiled whole,
-    kernel by kernel, and a trace of one step is still a measurement of it."""
-    need = 1 if facts.get("from_trace") else MIN_STEADY_STEPS
+    a shared machine, so a live run needs FEWEST_STEPS (and a verdict from fewer than
+    MIN_STEADY_STEPS must be decisive); a trace's steps are each profiled whole, kernel by kernel,
+    and a trace of one step is still a measurement of it."""
+    need = 1 if facts.get("from_trace") else FEWEST_STEPS
     return (facts.get("steady_steps") or 0) >= need
+
+
+def firm_steps(facts: dict) -> bool:
+    """Enough steady steps that a verdict stands without being decisive (it may be borderline)."""
+    return bool(facts.get("from_trace")) or (facts.get("steady_steps") or 0) >= MIN_STEADY_STEPS
 
 
 # Steps no figure describes: warm-up (compilation, first allocations) and the counting steps (slowed by
@@ -55,11 +81,29 @@ def after_warmup(steps: Sequence[Step]) -> tuple[Step, ...]:
     return tuple(s for s in steps if s.phase not in NOT_MEASURED)
 
 
-def _candidates(record: RunRecord) -> tuple[Step, ...]:
+def _after_warmup(record: RunRecord) -> tuple[Step, ...]:
     steady = tuple(s for s in record.steps if s.phase == PHASE_STEADY and not s.validation)
     if steady:
         return steady
     return tuple(s for s in after_warmup(record.steps) if not s.validation)
+
+
+def borrowed_warmup(record: RunRecord) -> tuple[Step, ...]:
+    """The warm-up steps counted as steady because the run was too short for a separate warm-up
+    (fewer than MIN_STEADY_STEPS steps after it): all but the first, and but any that paid a one-off
+    cost (more than _WARMUP_OUTLIER times the typical step). Empty for a run long enough."""
+    after = _after_warmup(record)
+    if len(after) >= MIN_STEADY_STEPS:
+        return ()
+    later = warmup_steps(record)[1:]
+    typical = median(s.duration for s in after + later)
+    if not later or not typical:
+        return ()
+    return tuple(s for s in later if s.duration <= _WARMUP_OUTLIER * typical)
+
+
+def _candidates(record: RunRecord) -> tuple[Step, ...]:
+    return borrowed_warmup(record) + _after_warmup(record)
 
 
 def usual_batch(steps: Sequence[Step]) -> Optional[int]:

@@ -166,9 +166,12 @@ def _from_dataloader() -> bool:
         frame = sys._getframe(2)  # pylint: disable=protected-access
     except ValueError:
         return False
+    from ..probe.frames import is_torch
+
     while frame is not None:
-        name = frame.f_code.co_filename.replace("\\", "/")
-        if name.endswith("torch/utils/data/dataloader.py"):
+        name = frame.f_code.co_filename
+        # torch's own dataloader.py (probe/frames.py), not a user's file of that name in a folder named torch
+        if name.replace("\\", "/").endswith("torch/utils/data/dataloader.py") and is_torch(name):
             return True
         frame = frame.f_back
     return False

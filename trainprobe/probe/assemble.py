@@ -173,7 +173,7 @@ def _step_noise_note(steps: list[Step]) -> Optional[str]:
     median = statistics.median(steady)
     if median <= 0:
         return None
-    q = statistics.quantiles(steady, n=10)
+    q = statistics.quantiles(steady, n=10, method="inclusive")  # "exclusive" extrapolates below the fastest step
     spread = (q[-1] - q[0]) / median
     if spread > 1.0:
         return (f"step times varied a lot in the measured window (p10 {q[0]*1e3:.1f} ms, p90 {q[-1]*1e3:.1f} ms, "
@@ -208,7 +208,10 @@ def assemble_record(
     workers = read_worker_stats(out_dir, lines)
     hotspots = Hotspots()
     if final:
-        hotspots = summarize_hotspots(out_dir, child.python_window, user_dirs)
+        framework = child.settings.framework if child.settings is not None else None
+        hotspots = summarize_hotspots(out_dir, child.python_window, user_dirs,
+                                      framework.name if framework is not None else "",
+                                      child.settings.loop_at if child.settings is not None else None)
         profiled = sum(float(d.get("profiled_seconds") or 0.0) for d in lines)
         hotspots = dataclasses.replace(hotspots, worker_window=profiled)
     notes = list(extra_notes) + child.notes

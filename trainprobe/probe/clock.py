@@ -54,9 +54,16 @@ class PhaseRanges:
     so that each op can be attributed to the phase it ran in (ops outside every range ran in the
     loop's own code), and each step as a ``ProfilerStep#N`` range around them, as prof.step()
     marks steps: the exported trace is a standard one that `trainprobe trace` (or any trace tool)
-    splits into the same steps. Only ranges opened while it is on are closed by it."""
+    splits into the same steps. Only ranges opened while it is on are closed by it.
+
+    The model's direct children get ``trainprobe::module::<attribute>`` ranges around their forward
+    (the instrumentation's module hooks open and close them), so that the trace's summarizer can put
+    each op to the module it ran in, and each backward op, through its autograd sequence number, to
+    the module whose forward made it. They are kept apart from the phases: an exception inside a
+    child's forward must not leave a phase open."""
 
     PREFIX = "trainprobe::"
+    MODULE = "trainprobe::module::"
     STEP = "ProfilerStep#"
 
     def __init__(self) -> None:
@@ -64,6 +71,7 @@ class PhaseRanges:
 
         self._record_function = record_function
         self._open: list[tuple[str, object]] = []
+        self._modules: list[tuple[str, object]] = []
         self._step: Optional[object] = None
 
     def begin_step(self, index: int) -> None:
@@ -78,15 +86,30 @@ class PhaseRanges:
             step.__exit__(None, None, None)  # type: ignore[attr-defined]
 
     def push(self, phase: str) -> None:
-        context = self._record_function(self.PREFIX + phase)
-        context.__enter__()
-        self._open.append((phase, context))
+        self._enter(self._open, phase, self.PREFIX + phase)
 
     def pop(self, phase: str) -> None:
-        if self._open and self._open[-1][0] == phase:
-            self._open.pop()[1].__exit__(None, None, None)  # type: ignore[attr-defined]
+        self._leave(self._open, phase)
+
+    def push_module(self, name: str) -> None:
+        self._enter(self._modules, name, self.MODULE + name)
+
+    def pop_module(self, name: str) -> None:
+        self._leave(self._modules, name)
+
+    def _enter(self, stack: list, name: str, label: str) -> None:
+        context = self._record_function(label)
+        context.__enter__()
+        stack.append((name, context))
+
+    @staticmethod
+    def _leave(stack: list, name: str) -> None:
+        if stack and stack[-1][0] == name:
+            stack.pop()[1].__exit__(None, None, None)
 
     def close(self) -> None:
+        while self._modules:
+            self._modules.pop()[1].__exit__(None, None, None)  # type: ignore[attr-defined]
         while self._open:
             self._open.pop()[1].__exit__(None, None, None)  # type: ignore[attr-defined]
         self.end_step()

@@ -11,6 +11,9 @@ import pstats
 from typing import Iterable, Optional
 
 from ..record import Availability, FuncStat, Hotspots
+from .callgraph import analyze
+from .sites import UserCode
+from .frames import is_trainprobe
 
 __all__ = ["summarize_hotspots", "categorize"]
 
@@ -30,6 +33,9 @@ def categorize(path: str, function: str) -> str:
     if "select.poll" in f or "select.select" in f or "epoll" in f or "_thread.lock" in f \
             or "multiprocessing/connection.py" in p or "multiprocessing/queues.py" in p:
         return "idle"
+    if "tokeniz" in f or "/tokenizers/" in p or "/tokenization_" in p or "sentencepiece" in p \
+            or "sentencepiece" in f or "tiktoken" in p or "tiktoken" in f:
+        return "tokenize"  # before decode: a tokenizer's decode() is not an image's
     if "imagingdecoder" in f or "decode" in f or "jpeg" in f or "imagefile" in p or "plugin" in p \
             or "torchvision/io/" in p or ("/pil/" in p and ("open" in f or "load" in f)):
         return "decode"
@@ -53,15 +59,14 @@ def categorize(path: str, function: str) -> str:
 
 # trainprobe's own wrappers (DataLoader, backward, fetch) sit between the script and torch;
 # when trainprobe lives in a checkout beside the script they would pass for the user's code.
-_OWN_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
 def _is_user(path: str, user_dirs: tuple[str, ...]) -> bool:
     if not path or path == "~" or path.startswith("<") or "site-packages" in path or "/lib/python" in path:
         return False
-    full = os.path.abspath(path)
-    if full.startswith(_OWN_DIR):
+    if is_trainprobe(path):
         return False
+    full = os.path.abspath(path)
     return any(full.startswith(d.rstrip(os.sep) + os.sep) for d in user_dirs)
 
 
@@ -130,9 +135,13 @@ def _category_shares(stats: pstats.Stats, user_dirs: tuple[str, ...]) -> dict[st
     return {k: v / busy for k, v in totals.items()} if busy > 0 else {}
 
 
-def summarize_hotspots(out_dir: str, window: dict, user_dirs: tuple[str, ...]) -> Hotspots:
+def summarize_hotspots(out_dir: str, window: dict, user_dirs: tuple[str, ...], framework: str = "",
+                       loop_at: Optional[str] = None) -> Hotspots:
+    """``framework`` names the library that ran the loop ("" for the script's own loop) and ``loop_at``
+    the loop's line: the call graph's parts (probe/callgraph.py) charge their code by them."""
     main_rows: tuple[FuncStat, ...] = ()
     main_categories: dict[str, float] = {}
+    graph = None
     availability = Availability(False, window.get("error") or "the script ended before the Python profile window")
     stats_path = window.get("stats_path")
     if stats_path and os.path.exists(stats_path):
@@ -145,6 +154,11 @@ def summarize_hotspots(out_dir: str, window: dict, user_dirs: tuple[str, ...]) -
             main_rows = tuple(by_self) + tuple(r for r in user if (r.file, r.line, r.function) not in seen)
             main_categories = _category_shares(stats, user_dirs)
             availability = Availability(True)
+            try:
+                graph = analyze(stats.stats, float(window.get("wall") or 0.0),  # type: ignore[attr-defined]
+                                UserCode(user_dirs), framework, loop_at, categorize)
+            except Exception:  # pylint: disable=broad-except  # the flat figures still stand without it
+                graph = None
 
     worker_files = sorted(glob.glob(os.path.join(out_dir, "workers", "*.pstats")))
     worker_rows: tuple[FuncStat, ...] = ()
@@ -164,4 +178,8 @@ def summarize_hotspots(out_dir: str, window: dict, user_dirs: tuple[str, ...]) -
         worker_window=0.0,
         worker_categories=categories,
         main_categories=main_categories,
+        phase_seconds=graph.phase_seconds if graph else {},
+        loop_parts=graph.loop_parts if graph else (),
+        data_parts=graph.data_parts if graph else (),
+        creations=graph.creations if graph else (),
     )

@@ -15,6 +15,10 @@ Hooks, all read-only unless a what-if fix asks otherwise:
   counted.
 * ``Tensor.to``/``Tensor.cuda`` (only when CUDA is available): host-to-device
   copies.
+* the constructors of DataLoader, optimizers, LR schedulers and modules, and
+  argparse's ``parse_known_args``: where the script built each object and which
+  command-line options it has; at the first optimizer step, the frames on the
+  stack name the framework that drives the loop (probe/sites.py).
 
 Every hook returns at once while ``torch.compile`` traces, or Dynamo would
 trace our Python state and recompile every step. Asking
@@ -25,6 +29,8 @@ only once the script has called ``torch.compile``, ``Module.compile`` or
 
 from __future__ import annotations
 
+import argparse
+import os
 import sys
 import time
 import weakref
@@ -39,6 +45,7 @@ from torch.utils.data.dataloader import _BaseDataLoaderIter
 
 from ..machine import get_torch_facts
 from ..record import PHASE_STEADY
+from .frames import is_torch, is_trainprobe
 from .clock import PhaseRanges, StepClock
 from .config import ChildConfig
 from .events import EventSink
@@ -48,6 +55,7 @@ from .memory import DeviceMemoryReader, memory_limit
 from .peak import measure_peak
 from .profsummary import summarize_profile
 from .settings import Registry, read_settings
+from .sites import UserCode, detect_framework
 from .windows import ProfilerWindow, PythonWindow
 from .workers import WorkerInit, flush_stats
 
@@ -57,6 +65,7 @@ _is_compiling = getattr(getattr(torch, "compiler", None), "is_compiling", lambda
 # One call with no argument (~140 ns) instead of a by-name check per device (~320 ns each) on
 # every forward; torch builds without it check each device.
 _any_autocast = getattr(torch._C, "_is_any_autocast_enabled", lambda: True)
+_WRAPPERS = (torch.nn.DataParallel, torch.nn.parallel.DistributedDataParallel)
 
 
 def _batch_size(batch: Any) -> Optional[int]:
@@ -80,9 +89,9 @@ def _batch_size(batch: Any) -> Optional[int]:
 
 def _caller() -> Optional[str]:
     frame = sys._getframe(2)
-    while frame is not None and (
-        "/torch/" in frame.f_code.co_filename or "/trainprobe/" in frame.f_code.co_filename
-    ):
+    # By the packages' real folders, not a word in the path: a script may live in a folder named
+    # trainprobe or torch (probe/frames.py).
+    while frame is not None and (is_torch(frame.f_code.co_filename) or is_trainprobe(frame.f_code.co_filename)):
         frame = frame.f_back
     if frame is None:
         return None
@@ -142,7 +151,7 @@ class Instrumentation:
     def __init__(self, config: ChildConfig, sink: EventSink) -> None:
         self.config = config
         self.sink = sink
-        self.reg = Registry()
+        self.reg = Registry(UserCode(_user_dirs(config)))
         self.clock = StepClock(
             config.plan, config.t0, sink.emit, on_window=self._on_window, on_stop_swallowed=self._stop_swallowed,
             emit_step=self._emit_step,
@@ -159,6 +168,10 @@ class Instrumentation:
         self._depth = 0
         self._top_phase: list[str] = []
         self._handles: list[Any] = []
+        self._module_handles: list[Any] = []  # the module ranges' hooks, only while the profiler runs
+        self._hooked: "weakref.WeakSet[Any]" = weakref.WeakSet()  # modules with our hooks on them
+        self._hook_ids: set[int] = set()
+        self._pickles_patched = False
         self._originals: list[tuple[Any, str, Any]] = []
         self._finished = False
         self.plugin: Optional[ProbePlugin] = None  # see probe/plugins.py; the what-if plugs in here
@@ -188,17 +201,20 @@ class Instrumentation:
         self._handles.append(register_optimizer_step_post_hook(self._optimizer_post))
         self._install_counters()
         self._install_debug_timing()
+        self._install_sites()
         if self.cuda_available:
             self._install_copies()
 
     def uninstall(self) -> None:
         """Take every hook and patch off again (a benchmark toggles the probe within one process)."""
-        for handle in self._handles:
+        for handle in self._handles + self._module_handles:
             handle.remove()
         self._handles.clear()
+        self._module_handles.clear()
         for owner, name, original in reversed(self._originals):
             setattr(owner, name, original)
         self._originals.clear()
+        self._pickles_patched = False
         self._release_loaders()
 
     def _release_loaders(self) -> None:
@@ -269,6 +285,8 @@ class Instrumentation:
             if instr.tracing_possible and _is_compiling():
                 return original(*args, **kwargs)
             clock = instr.clock
+            if instr.reg.loop_at is None and instr.reg.framework is None:
+                instr._read_loop(sys._getframe(1))
             if instr.plugin is not None:
                 instr.plugin.before_backward(args[0] if args else kwargs.get("tensors"))
             clock.enter("backward")
@@ -350,6 +368,29 @@ class Instrumentation:
                 return original_export(*args, **kwargs)
 
             self._patch(export_module, "export", export)
+
+    def _install_sites(self) -> None:
+        """Note where the script builds its loaders, optimizers, schedulers and modules (once per object),
+        and the command-line options it parses."""
+        from torch.optim import lr_scheduler
+
+        sites = self.reg.sites
+        for cls in (DataLoader, torch.optim.Optimizer, lr_scheduler.LRScheduler, lr_scheduler.ReduceLROnPlateau,
+                    torch.nn.Module):
+            if "__init__" in vars(cls):
+                self._patch(cls, "__init__", sites.wrap_init(cls))
+        self._patch(argparse.ArgumentParser, "parse_known_args",
+                    self.reg.flags.wrap(argparse.ArgumentParser.parse_known_args))
+
+    def _read_loop(self, frame: Any) -> None:
+        """The framework that drives the loop and the loop's line, from the frames at its first update."""
+        reg = self.reg
+        try:
+            built = [e.built[1] for e in reg.loaders.values()] + [e.built[1] for e in reg.models.values()]
+            reg.framework, reg.loop_at = detect_framework(frame, reg.sites.is_user, tuple(built))
+        except Exception as exc:  # pylint: disable=broad-except  # a framework we cannot read: advice stays plain
+            self.sink.emit("note", text=f"could not tell which framework runs the loop: {exc}")
+            reg.framework = None
 
     def _install_debug_timing(self) -> None:
         """Time anomaly mode's stack capture as the step's ``debug`` part.
@@ -465,22 +506,26 @@ class Instrumentation:
         for handle in self._handles[:2]:
             handle.remove()
         self._handles = self._handles[2:]
-        hooked: "weakref.WeakSet[Any]" = weakref.WeakSet()
-        ids: set[int] = set()
         for module in modules:
             for handle in (module.register_forward_pre_hook(self._forward_pre),
                            module.register_forward_hook(self._forward_post, always_call=True)):
                 self._handles.append(handle)
-                ids.add(handle.id)
-            hooked.add(module)
-        self._keep_hooks_out_of_pickles(hooked, ids)
+                self._hook_ids.add(handle.id)
+            self._hooked.add(module)
+        self._keep_hooks_out_of_pickles()
 
-    def _keep_hooks_out_of_pickles(self, hooked: Any, ids: set[int]) -> None:
+    def _keep_hooks_out_of_pickles(self) -> None:
         """The script's torch.save(model) and copy.deepcopy(model) see the model as python would.
 
-        The hooks on the top-level modules are bound methods of this object, which holds open
-        files: pickled with the model, they would fail the script's own checkpoint (or put
-        trainprobe into it). Module.__getstate__ leaves them out while the probe runs."""
+        The hooks on the top-level modules (and, while the profiler runs, on their children) are
+        bound methods of this object, which holds open files, or closures: pickled with the model,
+        they would fail the script's own checkpoint (or put trainprobe into it).
+        Module.__getstate__ leaves them out while the probe runs. Installed once; the modules and
+        hook ids it leaves out are this object's ``_hooked`` and ``_hook_ids``."""
+        if self._pickles_patched:
+            return
+        self._pickles_patched = True
+        hooked, ids = self._hooked, self._hook_ids
         original = torch.nn.Module.__getstate__
         keys = ("_forward_pre_hooks", "_forward_hooks", "_forward_hooks_always_called")
 
@@ -502,6 +547,8 @@ class Instrumentation:
             self.plugin.before_optimizer_step(optimizer)
         if self.census is not None:
             self.census.before_optimizer_step(optimizer)
+        if self.reg.loop_at is None and self.reg.framework is None:
+            self._read_loop(sys._getframe(1))
         self.clock.note_lr(_learning_rate(optimizer))
         self.clock.enter("optimizer")
         return _with_timed_closure(self.clock, args, kwargs)
@@ -537,6 +584,7 @@ class Instrumentation:
             self.profiler_window.start(step)
             if self.profiler_window.profile is not None:
                 self.clock.ranges = PhaseRanges()
+                self._mark_modules(self.clock.ranges)
         elif event == "profiler_stop" and self.profiler_window is not None:
             self.clock.defer(lambda window=self.profiler_window: self._stop_profiler(window, step))
         elif event == "cprofile_start":
@@ -605,9 +653,40 @@ class Instrumentation:
 
     def _stop_profiler(self, window: ProfilerWindow, step: int) -> None:
         ranges, self.clock.ranges = self.clock.ranges, None
+        for handle in self._module_handles:
+            handle.remove()
+        self._module_handles.clear()
         if ranges is not None:
             ranges.close()
         window.stop(step)
+
+    def _mark_modules(self, ranges: PhaseRanges) -> None:
+        """While the profiler runs: a range around each forward of the trained models' direct children
+        (named by attribute), for the profile's module split. Not on a compiled run: hooks added to a
+        compiled model's modules would make Dynamo recompile, and its fused code has no per-module ops."""
+        if self.compiled:
+            return
+        instr = self
+        for entry in self.reg.models.values():
+            model = entry.ref()
+            if model is None or not entry.train_calls or next(model.parameters(), None) is None:
+                continue
+            while isinstance(model, _WRAPPERS):  # DataParallel / DDP: the children are the wrapped model's
+                model = model.module
+            for name, child in model.named_children():
+                def pre(_module, _args, _name=name):
+                    if not (instr.tracing_possible and _is_compiling()):
+                        ranges.push_module(_name)
+
+                def post(_module, _args, _output, _name=name):
+                    if not (instr.tracing_possible and _is_compiling()):
+                        ranges.pop_module(_name)
+
+                for handle in (child.register_forward_pre_hook(pre), child.register_forward_hook(post, always_call=True)):
+                    self._module_handles.append(handle)
+                    self._hook_ids.add(handle.id)
+                self._hooked.add(child)
+        self._keep_hooks_out_of_pickles()
 
     def _uses_cuda(self) -> bool:
         return self.cuda_available and "cuda" in self.reg.devices_used
@@ -682,8 +761,9 @@ class Instrumentation:
             self.sink.emit("note", text=f"the hardware's peak could not be measured ({type(exc).__name__}: {exc})")
 
     def _dtypes_used(self) -> tuple[str, ...]:
-        """The dtypes the run's matrix products used: fp32, and bf16/fp16 under autocast or in the weights."""
-        wanted = {"fp32"}
+        """The dtypes to measure the CPU's peak in: the run's (fp32, and bf16/fp16 under autocast or in the
+        weights), and bf16 always: whether this CPU multiplies bf16 faster is what the bf16 advice needs."""
+        wanted = {"fp32", "bf16"}
         names = {"bfloat16": "bf16", "float16": "fp16"}
         if self.reg.autocast_dtype in names:
             wanted.add(names[self.reg.autocast_dtype])
@@ -706,6 +786,13 @@ class Instrumentation:
             plugin.finish()
         finally:
             plugin.uninstall()
+
+
+def _user_dirs(config: ChildConfig) -> tuple[str, ...]:
+    """The script's folder and the working folder: the user's code (as the parent's hotspots read it)."""
+    argv = config.argv
+    script = argv[0] if argv and argv[0] != "-m" else None
+    return tuple(d for d in (os.path.dirname(os.path.abspath(script)) if script else None, os.getcwd()) if d)
 
 
 def _torch_env() -> dict[str, Any]:

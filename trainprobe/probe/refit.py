@@ -3,9 +3,16 @@
 The default windows are sized by time (a steady window of seconds, then
 torch.profiler and cProfile). A script that ends first (a 50-step example, one
 short epoch) leaves a record without an op profile or a Python profile, so
-the findings that need them cannot speak. The first run taught how many steps
-the script makes; the second one spreads the windows over them, and stops
-once they are done: it costs at most the script's own length.
+the findings that need them cannot speak. A script shorter than the warm-up
+(five iterations of a GAN) leaves only warm-up steps. The first run taught how
+many steps the script makes; the second one spreads the windows over them, and
+stops once they are done: it costs at most the script's own length.
+
+A run too short for the usual windows (about ``MIN_STEPS_TO_FIT`` steps or
+fewer) gets the shortest ones that still give a verdict: one warm-up step,
+at least ``FEWEST_STEPS`` steady steps, then a one-step torch.profiler window
+and a one-step cProfile window as far as the steps allow (facts/window.py
+says when so few steps are enough to judge from).
 """
 
 from __future__ import annotations
@@ -15,11 +22,11 @@ import shutil
 from pathlib import Path
 from typing import Optional
 
-from ..facts.window import MIN_STEADY_STEPS
-from ..record import RunRecord
+from ..facts.window import FEWEST_STEPS, MIN_STEADY_STEPS
+from ..record import PHASE_WARMUP, RunRecord
 from .config import WindowPlan
 
-__all__ = ["windows_missed", "fitted_plan", "refit", "set_aside", "FIRST_RUN", "MIN_STEPS_TO_FIT"]
+__all__ = ["windows_missed", "all_warmup", "fitted_plan", "refit", "set_aside", "FIRST_RUN", "MIN_STEPS_TO_FIT"]
 
 FIRST_RUN = "first-run"  # where the first run's files go, beside the second's
 MIN_STEPS_TO_FIT = MIN_STEADY_STEPS + 5  # a warm-up step, the steady window, 2 + 2 profiled steps
@@ -33,20 +40,32 @@ def windows_missed(record: RunRecord, plan: WindowPlan) -> bool:
     """The script ended by itself before a profiling window it was meant to get."""
     if record.outcome.status != "completed":
         return False
+    return _missed(record, plan)
+
+
+def _missed(record: RunRecord, plan: WindowPlan) -> bool:
     return (plan.profiler and not record.profiler.availability.available) or \
         (plan.cprofile and not record.hotspots.availability.available)
 
 
+def all_warmup(record: RunRecord) -> bool:
+    """The script ended by itself while every training step it made was still warm-up."""
+    training = [s for s in record.steps if not s.validation]
+    return record.outcome.status == "completed" and bool(training) and \
+        all(s.phase == PHASE_WARMUP for s in training)
+
+
 def fitted_plan(plan: WindowPlan, steps: int) -> Optional[WindowPlan]:
-    """Windows that fit ``steps`` training steps (the last one is kept as a margin); None when even
-    the smallest windows do not fit."""
+    """Windows that fit ``steps`` training steps (the last one is kept as a margin); for fewer than
+    MIN_STEPS_TO_FIT, the shortest windows (``_short_plan``); None when not even FEWEST_STEPS steady
+    steps fit after a warm-up step."""
     usable = steps - 1
     profiled = 3 if usable >= 20 else 2
     per_window = (profiled if plan.profiler else 0) + (profiled if plan.cprofile else 0)
     warmup = max(1, min(plan.warmup_steps, usable // 10))
     steady = usable - warmup - per_window
     if steady < MIN_STEADY_STEPS:
-        return None
+        return _short_plan(plan, steps)
     unbounded = 1e9  # counted by steps, not seconds
     return dataclasses.replace(
         plan, warmup_steps=warmup, warmup_max_seconds=unbounded, steps=steady, steady_max_seconds=unbounded,
@@ -54,11 +73,34 @@ def fitted_plan(plan: WindowPlan, steps: int) -> Optional[WindowPlan]:
         cprofile_min_steps=profiled, cprofile_max_steps=profiled, cprofile_seconds=0.0)
 
 
-def refit(record: RunRecord, plan: WindowPlan) -> Optional[WindowPlan]:
-    """The plan for a second run, when the first missed its windows and its steps allow one."""
-    if not windows_missed(record, plan):
+def _short_plan(plan: WindowPlan, steps: int) -> Optional[WindowPlan]:
+    """One warm-up step, then the steady steps, then one profiled step per window while at least
+    FEWEST_STEPS steady steps remain (the torch.profiler window first: its op split tells launch from
+    compute). No margin: a window open when the script ends is closed and kept (probe/instrument.py)."""
+    steady = steps - 1
+    profiler = plan.profiler and steady - 1 >= FEWEST_STEPS
+    steady -= 1 if profiler else 0
+    cprofile = plan.cprofile and steady - 1 >= FEWEST_STEPS
+    steady -= 1 if cprofile else 0
+    if steady < FEWEST_STEPS:
         return None
-    return fitted_plan(plan, _training_steps(record))
+    unbounded = 1e9
+    return dataclasses.replace(
+        plan, warmup_steps=1, warmup_max_seconds=unbounded, steps=steady, steady_max_seconds=unbounded,
+        profiler=profiler, profile_min_steps=1, profile_max_steps=1, profile_seconds=0.0,
+        cprofile=cprofile, cprofile_min_steps=1, cprofile_max_steps=1, cprofile_seconds=0.0)
+
+
+def refit(record: RunRecord, plan: WindowPlan) -> Optional[WindowPlan]:
+    """The plan for a second run, when the first ended by itself before its windows or with only
+    warm-up steps, and its steps allow one that measures more than the first did."""
+    warmup_only = all_warmup(record)
+    if not (warmup_only or windows_missed(record, plan)):
+        return None
+    fitted = fitted_plan(plan, _training_steps(record))
+    if fitted is None or not (warmup_only or _missed(record, fitted)):
+        return None  # the windows that fit are the ones the first run has already
+    return fitted
 
 
 def set_aside(out_dir: Path) -> Path:

@@ -22,10 +22,11 @@ from dataclasses import dataclass
 from typing import Optional, Sequence
 
 from ..notebook.cells import in_cell_terms
+from .frames import inside, is_trainprobe, package_dir
 
 __all__ = ["Target", "RunResult", "ProbeStop", "run_target", "user_traceback"]
 
-_OUR_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_STDLIB_DIR = package_dir(runpy)  # where runpy.py is (a user's script may be named runpy.py too)
 
 
 class ProbeStop(BaseException):
@@ -57,9 +58,11 @@ class RunResult:
 
 
 def _is_ours(filename: str) -> bool:
-    if filename.startswith("<frozen runpy") or os.path.basename(filename) == "runpy.py":
+    if filename.startswith("<frozen runpy"):
         return True
-    return os.path.abspath(filename).startswith(_OUR_DIR + os.sep)
+    if os.path.basename(filename) == "runpy.py" and inside(filename, _STDLIB_DIR):
+        return True
+    return is_trainprobe(filename)
 
 
 def _trim(te: traceback.TracebackException, seen: set[int]) -> None:

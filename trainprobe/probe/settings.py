@@ -17,7 +17,8 @@ from typing import Any, Optional
 
 import torch
 
-from ..record import LoaderSettings, ModelInfo, OptimizerSettings, SchedulerSettings, Settings
+from ..record import FrameworkInfo, LoaderSettings, ModelInfo, OptimizerSettings, SchedulerSettings, Settings
+from .sites import FlagBook, SiteBook, UserCode
 
 __all__ = ["Registry", "read_settings", "qualname"]
 
@@ -50,6 +51,7 @@ class LoaderEntry:
     first_batch_wait: Optional[float] = None
     used_in_training: bool = False
     cached: Optional[LoaderSettings] = None  # last reading, for when the loader is gone
+    built: tuple[Optional[str], Optional[str]] = (None, None)  # (built_at, built_by), see probe/sites.py
 
 
 @dataclass
@@ -63,15 +65,20 @@ class ModelEntry:
     seen_shapes: set = field(default_factory=set)
     last_device_index: Optional[int] = None  # Tensor.get_device() of the last input
     cached: Optional[ModelInfo] = None
+    built: tuple[Optional[str], Optional[str]] = (None, None)
 
 
 class Registry:
     """What the script built and how often it used it. Only the main thread writes."""
 
-    def __init__(self) -> None:
+    def __init__(self, is_user: Optional[UserCode] = None) -> None:
+        self.sites = SiteBook(is_user or UserCode(()))  # where the script built its objects
+        self.flags = FlagBook()  # its command-line options
+        self.framework: Optional[FrameworkInfo] = None  # read at the first optimizer step
+        self.loop_at: Optional[str] = None
         self.loaders: dict[int, LoaderEntry] = {}  # id(loader) -> entry
-        self.optimizers: dict[int, list[Any]] = {}  # id -> [weakref, steps, last reading]
-        self.schedulers: dict[int, list[Any]] = {}  # id -> [weakref, steps, last reading]
+        self.optimizers: dict[int, list[Any]] = {}  # id -> [weakref, steps, last reading, built]
+        self.schedulers: dict[int, list[Any]] = {}  # id -> [weakref, steps, last reading, built]
         self.models: dict[int, ModelEntry] = {}
         self.zero_grad_calls = 0
         self.zero_grad_set_to_none_false = 0
@@ -87,7 +94,7 @@ class Registry:
     def loader(self, loader: Any) -> LoaderEntry:
         entry = self.loaders.get(id(loader))
         if entry is None or entry.ref() is not loader:
-            entry = LoaderEntry(weakref.ref(loader), len(self.loaders))
+            entry = LoaderEntry(weakref.ref(loader), len(self.loaders), built=self.sites.of(loader))
             self.loaders[id(loader)] = entry
             _loader_settings(entry)  # read now: the loader may be gone by the next reading
         return entry
@@ -96,20 +103,20 @@ class Registry:
         self.optimizer_steps += 1
         entry = self.optimizers.get(id(optimizer))
         if entry is None or entry[0]() is not optimizer:
-            entry = self.optimizers[id(optimizer)] = [weakref.ref(optimizer), 0, None]
+            entry = self.optimizers[id(optimizer)] = [weakref.ref(optimizer), 0, None, self.sites.of(optimizer)]
         entry[1] += 1
 
     def scheduler_step(self, scheduler: Any) -> None:
         entry = self.schedulers.get(id(scheduler))
         if entry is None or entry[0]() is not scheduler:
-            entry = self.schedulers[id(scheduler)] = [weakref.ref(scheduler), -1, None]
+            entry = self.schedulers[id(scheduler)] = [weakref.ref(scheduler), -1, None, self.sites.of(scheduler)]
         entry[1] += 1  # the constructor's own first step() is not the script's
 
     def model_call(self, module: Any, training: bool, grad: bool, first_input: Any) -> None:
         entry = self.models.get(id(module))
         new = entry is None or entry.ref() is not module
         if new:
-            entry = ModelEntry(weakref.ref(module))
+            entry = ModelEntry(weakref.ref(module), built=self.sites.of(_unwrap(module)[0]))
             self.models[id(module)] = entry
         entry.calls += 1
         if training and grad:
@@ -175,6 +182,8 @@ def _loader_settings(entry: LoaderEntry) -> Optional[LoaderSettings]:
         sampler_type=qualname(sampler) if sampler is not None else None,
         collate_fn=getattr(loader.collate_fn, "__qualname__", None),
         created_at=entry.created_at,
+        built_at=entry.built[0],
+        built_by=entry.built[1],
         iterations=entry.iterations,
         batches=entry.batches,
         wait_total=entry.wait_total,
@@ -184,7 +193,8 @@ def _loader_settings(entry: LoaderEntry) -> Optional[LoaderSettings]:
     return entry.cached
 
 
-def _optimizer_settings(index: int, optimizer: Any, steps: int) -> OptimizerSettings:
+def _optimizer_settings(index: int, optimizer: Any, steps: int,
+                        built: tuple[Optional[str], Optional[str]] = (None, None)) -> OptimizerSettings:
     defaults = getattr(optimizer, "defaults", {}) or {}
     params = [p for g in optimizer.param_groups for p in g.get("params", [])]
     return OptimizerSettings(
@@ -199,6 +209,8 @@ def _optimizer_settings(index: int, optimizer: Any, steps: int) -> OptimizerSett
         params=sum(p.numel() for p in params),
         param_devices=tuple(sorted({str(p.device) for p in params})),
         steps=steps,
+        built_at=built[0],
+        built_by=built[1],
     )
 
 
@@ -258,6 +270,8 @@ def _model_info(entry: ModelEntry) -> Optional[ModelInfo]:
         eval_calls=entry.eval_calls,
         eval_calls_with_grad=entry.eval_calls_with_grad,
         input_shapes=tuple(entry.shapes),
+        built_at=entry.built[0],
+        built_by=entry.built[1],
     )
     return entry.cached
 
@@ -286,7 +300,7 @@ def read_settings(reg: Registry, step_boundary: Optional[str], compiled: bool) -
     for index, entry in enumerate(reg.optimizers.values()):
         opt = entry[0]()
         if opt is not None:
-            entry[2] = _optimizer_settings(index, opt, entry[1])
+            entry[2] = _optimizer_settings(index, opt, entry[1], entry[3])
         if entry[2] is not None:
             optimizers.append(dataclasses.replace(entry[2], steps=entry[1]))
     schedulers = []
@@ -296,7 +310,8 @@ def read_settings(reg: Registry, step_boundary: Optional[str], compiled: bool) -
             entry[2] = qualname(sched)
         if entry[2] is not None:
             per = max(entry[1], 0) / reg.optimizer_steps if reg.optimizer_steps else None
-            schedulers.append(SchedulerSettings(type=entry[2], steps=max(entry[1], 0), per_optimizer_step=per))
+            schedulers.append(SchedulerSettings(type=entry[2], steps=max(entry[1], 0), per_optimizer_step=per,
+                                                built_at=entry[3][0], built_by=entry[3][1]))
     models = tuple(m for m in (_model_info(e) for e in reg.models.values()) if m is not None)
     wrappers = {m.wrapper for m in models}
     devices = set(reg.devices_used)
@@ -344,4 +359,7 @@ def read_settings(reg: Registry, step_boundary: Optional[str], compiled: bool) -
         step_boundary=step_boundary or "none",
         grad_accumulation=(backward_calls / reg.optimizer_steps) if reg.optimizer_steps else None,
         env_flags={k: os.environ[k] for k in _ENV_FLAGS if k in os.environ},
+        framework=reg.framework,
+        loop_at=reg.loop_at,
+        cli_flags=tuple(reg.flags.flags.values()),
     )

@@ -61,6 +61,15 @@ def ops_section(record: RunRecord) -> dict[str, Any]:
 _TRAINPROBE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
+def _caller(caller: str, roots: Sequence[str]) -> str:
+    """A part's caller, "name() /path/file.py:12", as "name() at file.py:12"."""
+    if not caller:
+        return ""
+    name, _, site = caller.rpartition(" ")
+    path, _, line = site.rpartition(":")
+    return f"{name} at {_where(path, int(line), roots)}" if line.isdigit() and path else caller
+
+
 def _where(path: str, line: int, roots: Sequence[str]) -> str:
     """A short location: relative to the script's folder, the working folder or the library root;
     in a notebook, its cell (``cell 6, line 4``)."""
@@ -88,7 +97,15 @@ def hotspots_section(record: RunRecord) -> dict[str, Any]:
                  "self_share": display.share(fn.self_time / window) if window else display.UNKNOWN,
                  "category": fn.category or "", "user": fn.user_code} for fn in funcs]
     cats = sorted(h.worker_categories.items(), key=lambda kv: -kv[1])
+
+    def parts(items, total):
+        return [{"label": p.label, "share": display.share(p.seconds / total) if total else display.UNKNOWN,
+                 "seconds": display.seconds(p.seconds), "ops": display.share(p.op_seconds / p.seconds) if p.seconds else "",
+                 "caller": _caller(p.caller, roots), "owner": p.owner} for p in items]
+    phase = h.phase_seconds
     return {
+        "loop_parts": parts(h.loop_parts, phase.get("loop")),
+        "data_parts": parts(h.data_parts, phase.get("data")),
         "available": h.availability.available,
         "reason": bare_reason(h.availability.reason or "the cProfile window did not run"),
         "window": display.seconds(h.window), "steps": h.steps, "worker_window": display.seconds(h.worker_window),
@@ -148,7 +165,7 @@ def settings_section(record: RunRecord) -> dict[str, Any]:
     loaders = [{
         "title": f"DataLoader {d.loader_id}" + (" (training)" if d.used_in_training else ""),
         "dataset": d.dataset_type + (f" ({display.count(d.dataset_len)} items)" if d.dataset_len is not None else ""),
-        "created": describe_site(d.created_at) or "",
+        "created": describe_site(d.built_at or d.created_at) or "",
         "rows": [
             ("batch size", display.count(d.batch_size)), ("num_workers", str(d.num_workers)),
             ("pin_memory", display.yes_no(d.pin_memory)), ("persistent_workers", display.yes_no(d.persistent_workers)),
@@ -174,6 +191,8 @@ def settings_section(record: RunRecord) -> dict[str, Any]:
     if s.autocast_forwards:
         amp = f"yes: {display.count(s.autocast_forwards)} forwards under autocast({s.autocast_device or '?'}, {s.autocast_dtype or '?'})"
     flags = [
+        ("Framework running the loop", _framework_text(s)),
+        ("Training loop at", describe_site(s.loop_at) or display.UNKNOWN),
         ("Devices used", ", ".join(s.devices_used) or display.UNKNOWN),
         ("Mixed precision (AMP)", amp), ("GradScaler", display.yes_no(s.grad_scaler_used)),
         ("torch.compile", "yes" + (f" ({s.compile_graphs} graphs, {s.compile_recompiles} recompiles)"
@@ -196,6 +215,18 @@ def settings_section(record: RunRecord) -> dict[str, Any]:
     ]
     return {"loaders": loaders, "optimizers": optimizers, "schedulers": schedulers, "models": models,
             "flags": flags, "env_flags": sorted(s.env_flags.items())}
+
+
+def _framework_text(s) -> str:
+    fw = s.framework
+    if fw is None:
+        return display.UNKNOWN
+    if not fw.name:
+        return "none: the script's own loop"
+    text = fw.name + (f" {fw.version}" if fw.version else "")
+    if fw.config_call and fw.config_at:
+        text += f" ({fw.config_call}(...) at {describe_site(fw.config_at)})"
+    return text
 
 
 # The device's step, in the order the overview shows it: what the GPU did, then why it idled.

@@ -40,7 +40,8 @@ def json_summary(record: RunRecord, diagnosis: Diagnosis, report_path: Optional[
         "findings": [
             {
                 "id": f.id, "severity": f.severity, "category": f.category, "title": f.title,
-                "message": f.message, "advice": f.advice,
+                "message": f.message, "advice": f.advice, "changes_at": f.changes_at or None,
+                "framework": f.framework or None,
                 "gain": {"seconds_per_step": f.gain.seconds_per_step, "speedup": f.gain.speedup,
                          "text": f.gain.text, "base_s": f.gain.base,
                          "interval": [f.gain.low, f.gain.high] if f.gain.low is not None else None},

@@ -138,9 +138,12 @@ def verdict_section(diagnosis: Diagnosis) -> dict[str, Any]:
     v = diagnosis.verdict
     facts = diagnosis.fact_values()
     steady = facts.get("steady_steps") or 0
+    borrowed = facts.get("steady_from_warmup") or 0
+    counted = (f", {borrowed} of them warm-up steps counted because the run was too short for a separate warm-up"
+               if borrowed else "")
     numbers = [
         ("step time", display.seconds(facts.get("step_time")),
-         f"mean of {steady} steady steps (the base of every share); "
+         f"mean of {steady} steady steps{counted} (the base of every share); "
          f"median {display.seconds(facts.get('step_time_median'))}"),
         ("steps/s", display.number(facts.get("steps_per_second")), "1 / mean step time"),
     ]
@@ -210,6 +213,11 @@ def breakdown_section(diagnosis: Diagnosis) -> dict[str, Any]:
     }
 
 
+# How the report names the framework whose terms a finding's advice uses (Finding.framework).
+FRAMEWORK_TEXT = {"transformers": "Hugging Face Trainer", "lightning": "Lightning", "accelerate": "accelerate",
+                  "timm": "timm", "cli": "the script's command-line flags"}
+
+
 def findings_section(diagnosis: Diagnosis) -> list[dict[str, Any]]:
     """The findings in the engine's order (warnings first, then by the time they recover)."""
     out = []
@@ -219,7 +227,8 @@ def findings_section(diagnosis: Diagnosis) -> list[dict[str, Any]]:
             "rank": rank, "id": f.id, "name": f.name, "title": f.title or f.name or f.id,
             "category": f.category, "severity": f.severity,
             "severity_css": {"critical": "bad", "warning": "warn"}.get(f.severity, "muted"),
-            "message": f.message, "advice": f.advice, "snippet": f.snippet,
+            "message": f.message, "advice": f.advice, "snippet": f.snippet, "changes_at": f.changes_at,
+            "framework": FRAMEWORK_TEXT.get(f.framework, f.framework),
             "evidence": [(e.label, e.value, e.threshold or "") for e in f.evidence],
             "gain": f.gain.text, "source": f.source,
             "docs": [(k, getattr(docs, k)) for k in ("what", "why", "evidence", "fix", "options")

@@ -60,7 +60,8 @@ def terminal_summary(record: RunRecord, diagnosis: Diagnosis, report_path: Optio
         lines.append(f"  {i}. {sev} {f.title or f.id}" + (f"  {paint(gain, 'green')}" if gain else ""))
         lines.append(f"     {_one_line(f.message)}")
         if f.advice:
-            lines.append(f"     → {_one_line(f.advice)}")
+            where = f"{f.changes_at}: " if f.changes_at else ""  # the line the fix changes, as a linter names it
+            lines.append(f"     → {where}{_one_line(f.advice)}")
         if f.verification is not None and f.verification.text:
             measured = f.verification.status == "measured"
             lines.append("     " + paint(_one_line(f.verification.text), "green" if measured else "dim"))

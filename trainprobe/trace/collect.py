@@ -11,13 +11,17 @@ from array import array
 from dataclasses import dataclass, field
 from typing import Iterable
 
-__all__ = ["Columns", "CpuThread", "Collected", "collect"]
+from .flops import op_flops
+
+__all__ = ["NO_SHAPES", "Columns", "CpuThread", "Collected", "collect"]
 
 # CPU event kinds kept (the reader's kinds), by a small code.
 CPU_KINDS = ("op", "annotation", "step", "loader", "runtime", "python")
 GPU_KINDS = ("kernel", "memcpy", "memset")
 _CPU_CODE = {k: i for i, k in enumerate(CPU_KINDS)}
 _GPU_CODE = {k: i for i, k in enumerate(GPU_KINDS)}
+_NAN = float("nan")
+NO_SHAPES = -1.0  # a shape op's FLOPs when the trace recorded no shapes for it
 
 
 @dataclass
@@ -29,6 +33,14 @@ class CpuThread:
     name: array = field(default_factory=lambda: array("l"))
     kind: array = field(default_factory=lambda: array("b"))
     correlation: array = field(default_factory=lambda: array("q"))
+    # Sparse: the ops that carry an autograd sequence number (index, number), and the few ops whose
+    # FLOPs the recorded shapes give (index, FLOPs, bytes; NaN where the shapes do not say, NO_SHAPES
+    # where none were recorded): worked out here, as the events stream by, so that no shape is held.
+    seq_at: array = field(default_factory=lambda: array("l"))
+    seq: array = field(default_factory=lambda: array("q"))
+    shape_at: array = field(default_factory=lambda: array("l"))
+    flops: array = field(default_factory=lambda: array("d"))
+    nbytes: array = field(default_factory=lambda: array("d"))
 
     def __len__(self) -> int:
         return len(self.ts)
@@ -96,6 +108,14 @@ def collect(events: Iterable) -> Collected:
         thread.name.append(name_id)
         thread.kind.append(code)
         thread.correlation.append(corr)
+        if e.seq is not None:
+            thread.seq_at.append(len(thread.ts) - 1)
+            thread.seq.append(e.seq)
+        if e.shapes is not None:
+            counted = op_flops(e.name, e.shapes) if e.shapes else None
+            thread.shape_at.append(len(thread.ts) - 1)
+            thread.flops.append(NO_SHAPES if not e.shapes else _NAN if counted is None else counted[0])
+            thread.nbytes.append(_NAN if counted is None or counted[1] is None else counted[1])
     return Collected(names=names, threads=threads, gpu=gpu)
 
 
@@ -121,6 +141,12 @@ def merge(parts: list[Collected]) -> Collected:
         ids = remap(part)
         for key, thread in part.threads.items():
             into = threads.setdefault(key, CpuThread())
+            offset = len(into)
+            into.seq_at.extend(offset + i for i in thread.seq_at)
+            into.seq.extend(thread.seq)
+            into.shape_at.extend(offset + i for i in thread.shape_at)
+            into.flops.extend(thread.flops)
+            into.nbytes.extend(thread.nbytes)
             into.ts.extend(thread.ts)
             into.end.extend(thread.end)
             into.name.extend(ids[i] for i in thread.name)

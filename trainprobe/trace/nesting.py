@@ -13,12 +13,15 @@ from dataclasses import dataclass
 from typing import Optional
 
 from .collect import CPU_KINDS, CpuThread
+from .flops import CONV_OPS
 
 __all__ = ["Nested", "nest"]
 
 _LOADER = CPU_KINDS.index("loader")
 _OPTIMIZER_PREFIXES = ("Optimizer.step", "Optimizer.zero_grad")
 PHASE_PREFIX = "trainprobe::"  # the step's phases, as the live probe's clock marks them
+MODULE_PREFIX = "trainprobe::module::"  # a model child's forward, as the probe marks it (not a phase)
+BACKWARD_NODE = "autograd::engine::evaluate_function: "  # the autograd engine running one backward node
 _SLACK = 0.01  # µs: exported timestamps are rounded; a child may end a hair after its parent
 
 # Flag bits each event inherits from its ancestors (or sets itself).
@@ -37,6 +40,11 @@ class Nested:
     self_time: array
     flags: array
     phase: array
+    # Only where the trace has such ranges (else None): the innermost module range's name index, the
+    # innermost backward node's event index, the outermost convolution op's event index (-1: none).
+    module: Optional[array] = None
+    backward_node: Optional[array] = None
+    conv: Optional[array] = None
 
 
 def nest(thread: CpuThread, names: list[str], sync_names: frozenset[str]) -> Nested:
@@ -51,11 +59,20 @@ def nest(thread: CpuThread, names: list[str], sync_names: frozenset[str]) -> Nes
     is_optimizer = [False] * len(names)
     is_phase = [False] * len(names)
     is_sync = [False] * len(names)
+    is_module = [False] * len(names)
+    is_node = [False] * len(names)
+    is_conv = [False] * len(names)
     for i, text in enumerate(names):
         is_aten[i] = text.startswith("aten::")
         is_optimizer[i] = text.startswith(_OPTIMIZER_PREFIXES)
-        is_phase[i] = text.startswith(PHASE_PREFIX)
+        is_module[i] = text.startswith(MODULE_PREFIX)
+        is_phase[i] = text.startswith(PHASE_PREFIX) and not is_module[i]
         is_sync[i] = text in sync_names
+        is_node[i] = text.startswith(BACKWARD_NODE)
+        is_conv[i] = text in CONV_OPS
+    module = array("l", [-1]) * n if any(is_module) else None
+    node = array("l", [-1]) * n if any(is_node) else None
+    conv = array("l", [-1]) * n if any(is_conv) else None
     for i in range(n):
         self_time[i] = end[i] - ts[i]
     stack: list[int] = []
@@ -84,11 +101,19 @@ def nest(thread: CpuThread, names: list[str], sync_names: frozenset[str]) -> Nes
                 current_phase = phase[p]
         flags[i] = bits
         phase[i] = current_phase
+        if module is not None:
+            module[i] = own if is_module[own] else (module[stack[-1]] if stack else -1)
+        if node is not None:
+            node[i] = i if is_node[own] else (node[stack[-1]] if stack else -1)
+        if conv is not None:
+            outer = conv[stack[-1]] if stack else -1
+            conv[i] = outer if outer >= 0 else (i if is_conv[own] else -1)
         stack.append(i)
     for i in range(n):
         if self_time[i] < 0:
             self_time[i] = 0.0
-    return Nested(parent=parent, self_time=self_time, flags=flags, phase=phase)
+    return Nested(parent=parent, self_time=self_time, flags=flags, phase=phase, module=module,
+                  backward_node=node, conv=conv)
 
 
 def outermost_op(thread: CpuThread, nested: Nested, names: list[str], i: int) -> Optional[str]:

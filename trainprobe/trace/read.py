@@ -36,6 +36,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, Iterator, NamedTuple, Optional, Sequence
 
+from .flops import CONV_OPS, SHAPE_OPS
+
 __all__ = ["CHUNK_SIZE", "TraceError", "TraceEvent", "TraceMeta", "TraceReader", "find_traces"]
 
 #: Characters decoded per read. Large enough that per-chunk work (re-basing the buffer, one
@@ -94,6 +96,10 @@ class TraceEvent(NamedTuple):
     correlation: Optional[int]  # links a runtime launch to its kernel/memcpy/memset
     external_id: Optional[int]  # links a runtime launch (and GPU work) to its op
     nbytes: Optional[int]  # memcpy/memset only
+    seq: Optional[int] = None  # ops only: the autograd "Sequence number" (a forward op and its backward share it)
+    # ops in flops.SHAPE_OPS only: (Input Dims, Input type, Concrete Inputs or None) from a trace recorded
+    # with shapes, () without them. Kept for those few ops alone, so memory does not grow with the rest.
+    shapes: Optional[tuple] = None
 
 
 @dataclass(frozen=True)
@@ -339,6 +345,7 @@ class TraceReader:
         after = _AFTER
         kinds = dict(_KIND_OF_CATEGORY)  # grows with each category spelling met (a cache)
         gpu_kinds, bytes_kinds, loader_kinds = _GPU_KINDS, _BYTES_KINDS, _LOADER_KINDS
+        shape_ops, conv_ops = SHAPE_OPS, CONV_OPS
         ident = self._ident
         new = tuple.__new__  # skips the NamedTuple's Python-level __new__
         empty = _EMPTY
@@ -404,7 +411,18 @@ class TraceReader:
                             ext = args.get("external id")  # the 2021 dialect's runtime/GPU spelling
                         if ext is not None and type(ext) is not int:
                             ext = _opt_int(ext)
-                        nbytes = None
+                        nbytes = seq = shapes = None
+                        if kind == "op":
+                            seq = args.get("Sequence number")
+                            if seq is not None and type(seq) is not int:
+                                seq = _opt_int(seq)
+                            if name in shape_ops:
+                                dims = args.get("Input Dims")
+                                # () marks a countable op recorded without shapes: a total that
+                                # left it out would pass for the whole.
+                                shapes = (dims, args.get("Input type"),
+                                          args.get("Concrete Inputs") if name in conv_ops else None
+                                          ) if type(dims) is list else ()
                         if kind in gpu_kinds:
                             pid = args.get("device")
                             if type(pid) is not int:
@@ -424,7 +442,7 @@ class TraceReader:
                             if type(tid) is not int:
                                 tid = ident(tid)
                         count += 1
-                        yield new(TraceEvent, (kind, name, ts, dur, pid, tid, corr, ext, nbytes))
+                        yield new(TraceEvent, (kind, name, ts, dur, pid, tid, corr, ext, nbytes, seq, shapes))
 
                 # Then what follows the element: "," and the next one, or "]" and the end.
                 m = after(buf, pos)

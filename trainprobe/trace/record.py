@@ -15,7 +15,9 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from .. import __version__
-from ..record import (Availability, Environment, GpuInfo, Invocation, LoaderSettings, OptimizerSettings, Outcome,
+from ..probe.peak import datasheet_peak
+from ..record import (
+    Compute, ComputePeak, FlopCount,Availability, Environment, GpuInfo, Invocation, LoaderSettings, OptimizerSettings, Outcome,
                       RunRecord, Samples, Settings)
 from .collect import Collected, collect, merge
 from .read import TraceMeta, TraceReader, find_traces
@@ -138,5 +140,24 @@ def record_from_digest(result: TraceDigest, meta: TraceMeta, files: Sequence[Pat
         outcome=Outcome(status=status, reason=reason,
                         duration=sum(s.duration for s in steps)),
         notes=tuple(notes),
+        compute=trace_compute(summary, gpus, result.device),
     )
+
+
+def trace_compute(summary, gpus: tuple[GpuInfo, ...], device: Optional[int]) -> Compute:
+    """The FLOPs a trace's shapes give (matrix products, per step) and the datasheet peak of the GPU that ran
+    them, for the dtype most of its matrix kernels used; unknown (with why) where the trace cannot say."""
+    name = next((g.name for g in gpus if device is not None and g.index == device), None) or \
+        next((g.name for g in gpus), "")
+    peak = datasheet_peak(name) if name else ComputePeak(
+        availability=Availability(False, "peak unknown: the trace does not name its GPU"), source="datasheet")
+    flops = summary.shape_flops_per_step
+    if flops is None:
+        why = ("the trace has no steps to count per" if not summary.availability.available else
+               "the trace carries no input shapes for its matrix products (record it with record_shapes=True)")
+        return Compute(flops=FlopCount(availability=Availability(False, why)), peak=peak)
+    half = summary.half_precision_share
+    dtype = "fp32" if half is None or half < 0.5 else ("bf16" if "bf16" in peak.flops_per_s else "fp16")
+    return Compute(flops=FlopCount(availability=Availability(True), steps=summary.steps, flops=flops,
+                                   by_dtype={dtype: flops}), peak=peak)
 

@@ -20,6 +20,7 @@ from .classify import (KERNEL_LAUNCHES, SYNC_CALLS, SYNC_KIND, copy_direction, c
 from .collect import CPU_KINDS, GPU_KINDS, Collected, CpuThread
 from .device import device_steps, main_device
 from .intervals import Timeline
+from .work import work_split
 from .nesting import PARENT_IS_ATEN, PHASE_PREFIX, UNDER_LOADER, UNDER_OPTIMIZER, UNDER_SYNC, Nested, nest, \
     outermost_op
 
@@ -124,6 +125,8 @@ def digest(collected: Collected, trace_path: Optional[str] = None) -> TraceDiges
            if device is not None else None)
     gpu = _gpu_figures(collected, device, lo, hi, n, calls) if device is not None else {}
 
+    work, work_notes = work_split(collected, nested, device, lo, hi, n)
+    notes.extend(work_notes)
     phases = _phase_times(main_thread, nested[main], names, steps_windows)
     steps = []
     for k, (number, a, b) in enumerate(windows):
@@ -154,6 +157,7 @@ def digest(collected: Collected, trace_path: Optional[str] = None) -> TraceDiges
         wall=(hi - lo) * _US,
         **{**host, **gpu},
         **(_device_summary(dev, n) if dev is not None else {}),
+        **work,
         op_time_by_phase=_op_time_by_phase(collected, nested, names, lo, hi, n),
         step_gpu_busy={str(s.index): s.gpu_busy for s in steps if s.gpu_busy is not None},
         source="trace",
@@ -167,12 +171,23 @@ def digest(collected: Collected, trace_path: Optional[str] = None) -> TraceDiges
 
 
 def _empty(reason: str, collected: Collected, trace_path: Optional[str]) -> TraceDigest:
+    """No steps: no per-step figures; the kernels, the kinds and the shapes' FLOPs of the whole trace
+    (as if it were one step) are still there to read, labelled so in the notes."""
     device = main_device(collected.gpu)
-    top = _top_kernels(collected, device, float("-inf"), float("inf")) if device is not None else ()
+    everything = (float("-inf"), float("inf"))
+    top = _top_kernels(collected, device, *everything) if device is not None else ()
+    notes = [reason]
+    work: dict = {}
+    if collected.threads:
+        nested = {key: nest(thread, collected.names, frozenset(SYNC_KIND)) for key, thread in collected.threads.items()}
+        work, work_notes = work_split(collected, nested, device, *everything, 1)
+        notes.extend(work_notes)
+        notes.append("Without steps, the op kinds, the op table and the FLOPs from shapes cover the whole trace "
+                     "(its figures 'per step' are for the whole trace).")
     return TraceDigest(
         summary=ProfilerSummary(availability=Availability(False, reason), source="trace", trace_path=trace_path,
-                                top_cuda_ops=top),
-        steps=(), device=device, loader_iterator=None, optimizer_ranges=(), main_thread=None, notes=(reason,))
+                                top_cuda_ops=top, **work),
+        steps=(), device=device, loader_iterator=None, optimizer_ranges=(), main_thread=None, notes=tuple(notes))
 
 
 def _inside(thread: CpuThread, i: int, lo: float, hi: float) -> bool:

@@ -77,7 +77,8 @@ class Session:
         count = f"trial {index} of {self.planned}" if index > 1 else "trial 1, which times the others"
         self.progress(f"what-if: trying {what} ({count})")
         folder = self.out_dir / f"{index:02d}-{_slug(label)}"
-        max_seconds = min(_MAX_TRIAL_SECONDS, max(_MIN_TRIAL_SECONDS, self._left()))
+        extra = _extra_seconds(fixes)
+        max_seconds = min(_MAX_TRIAL_SECONDS + extra, max(_MIN_TRIAL_SECONDS + extra, self._left()))
         plan = trial_plan(max_seconds=max_seconds, memory=self.memory)
         timeout = max_seconds + _HANG_GRACE  # only for a script that hangs: the window ends it before
         trial = run_trial(index, label, self.target, dict(fixes), folder, plan, timeout,
@@ -189,6 +190,13 @@ def combined_fixes(candidates: Sequence[Candidate], results: dict, pairs: dict) 
     for c in best.values():
         fixes.update(c.fixes)
     return fixes
+
+
+def _extra_seconds(fixes: dict) -> float:
+    """The longest extra allowance any of ``fixes`` asks for (compiling needs its warm-up)."""
+    from .fixes import get
+
+    return max((getattr(get(fix_id), "trial_seconds", 0.0) for fix_id in fixes), default=0.0)
 
 
 def _slug(label: str) -> str:

@@ -117,14 +117,23 @@ def summarize_trial(index: int, label: str, fixes: dict, out_dir: Path, record: 
         why = record.outcome.reason or status
         if status in ("stopped", "completed", "timeout"):
             why = f"only {steps} steady steps were measured ({why})"
+            if "compile" in fixes and steps == 0:
+                why = f"compiling outlasted the trial's time: {why}"
         detail = f": {record.outcome.exception_message}" if record.outcome.exception_message else ""
-        return Trial(status="failed", reason=f"{why}{detail}", steps=steps, **base)
+        log = compile_log(out_dir) if "compile" in fixes else ""
+        return Trial(status="failed", reason=f"{why}{detail}{log}", steps=steps, **base)
+    warmup = facts.get("warmup_step_time")
+    extra = dict(warmup_time=warmup * int(facts.get("warmup_steps") or 0) if warmup else None,
+                 recompiles=record.settings.compile_recompiles)
+    storm = compile_storm(fixes, extra["recompiles"])
+    if storm:
+        return Trial(status="failed", reason=storm + compile_log(out_dir), steps=steps, **base, **extra)
     return Trial(
         steps=steps, step_time=facts["step_time"],  # type: ignore[arg-type]
         steps_per_second=facts.get("steps_per_second"),  # type: ignore[arg-type]
         samples_per_second=facts.get("samples_per_second"),  # type: ignore[arg-type]
         epoch_start_step_time=facts.get("epoch_start_step_time"),  # type: ignore[arg-type]
-        **base,
+        **base, **extra,
     )
 
 
@@ -135,6 +144,35 @@ def _memory_peak(facts: dict) -> Optional[int]:
         if isinstance(value, (int, float)) and value > 0:
             return int(value)
     return None
+
+
+_RECOMPILE_STORM = 8  # recompilations in one short trial: shapes change from step to step
+_LOG_LINES = 30
+
+
+def compile_storm(fixes: dict, recompiles: Optional[int]) -> Optional[str]:
+    """Why a compiled trial's figure cannot stand (it recompiled over and over), or None."""
+    if "compile" in fixes and recompiles is not None and recompiles >= _RECOMPILE_STORM:
+        return (f"torch.compile recompiled {recompiles} times in one short run (the shapes or Python values it "
+                "guards on change from step to step), so the steady speed could not be measured")
+    return None
+
+
+def compile_log(out_dir: Path) -> str:
+    """Save the last lines of a compiled trial's output as compile.log beside it; a note naming it."""
+    source = out_dir / "script-output.log"
+    try:
+        lines = source.read_text(encoding="utf-8", errors="replace").splitlines()[-_LOG_LINES:]
+    except OSError:
+        return ""
+    if not lines:
+        return ""
+    target = out_dir / "compile.log"
+    try:
+        target.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    except OSError:
+        return ""
+    return f" (the compile log's last lines: {target})"
 
 
 def _child_extras(events_path: Path) -> tuple[tuple[float, ...], tuple[str, ...], tuple[str, ...]]:

@@ -23,6 +23,7 @@ from ..record import Invocation, RunRecord
 from .fixes import REGISTRY
 from .plan import Candidate, changes_numerics, plan_candidates
 from .session import Outcome, Session
+from .compile_cost import RunLength, compile_cost_text, run_length
 from .trials import GAIN_THRESHOLD, Interval, is_measured_gain, spread
 
 __all__ = ["run_whatif", "target_of", "WhatIfUnavailable", "DEFAULT_BUDGET"]
@@ -100,8 +101,9 @@ def run_whatif(record: RunRecord, diagnosis: Diagnosis, run_dir: Path, budget: f
     else:
         progress("what-if: no finding, so no fix to measure")
     verifications = {}
+    length = run_length(record)
     for finding in diagnosis.findings:
-        verification = _verified(finding, decided, answers, candidates, outcome)
+        verification = _verified(finding, decided, answers, candidates, outcome, length)
         if verification is not None:
             verifications[finding.id] = verification
     combined = _combined(outcome)
@@ -124,17 +126,17 @@ def _tried(candidate: Candidate, outcome: Outcome) -> TriedFix:
 
 # -- verifications ------------------------------------------------------------------
 def _verified(finding: Finding, decided: dict, answers: dict, candidates: Sequence[Candidate],
-              outcome: Outcome) -> Optional[Verification]:
+              outcome: Outcome, length: "RunLength") -> Optional[Verification]:
     if finding.id in decided:
         return decided[finding.id]
     keys = answers.get(finding.id, [])
     if not keys:
         return None
     by_key = {c.key: c for c in candidates}
-    return _verification([by_key[k] for k in keys], outcome)
+    return _verification([by_key[k] for k in keys], outcome, length)
 
 
-def _verification(options: list[Candidate], outcome: Outcome) -> Verification:
+def _verification(options: list[Candidate], outcome: Outcome, length: Optional["RunLength"] = None) -> Verification:
     tried = [c for c in options if outcome.pairs.get(c.key)]
     if tried and any(REGISTRY[c.fix_id].memory for c in options if c.fix_id in REGISTRY):
         return _memory_verification(tried, outcome)
@@ -169,6 +171,8 @@ def _verification(options: list[Candidate], outcome: Outcome) -> Verification:
         text += f"; note: {best.fix_id} found nothing to change in this run"
     if best.fix_id == "persistent_workers":
         text += _epoch_start_text(pairs)
+    if best.fix_id == "compile":
+        text += compile_cost_text(pairs, length or RunLength())
     losses_base: tuple[float, ...] = ()
     losses_fix: tuple[float, ...] = ()
     if changes_numerics(best):

@@ -106,6 +106,7 @@ class Fix:
     not_injected_because: str = ""  # why a fix trainprobe knows is not applied at run time
     by_hand: str = GENERIC_BY_HAND  # how to try it yourself
     order: int = 50  # injectors act in this order (num_workers first: others read its value)
+    trial_seconds: float = 0.0  # a trial with it needs this many seconds more (compiling happens in its warm-up)
 
     @property
     def injectable(self) -> bool:

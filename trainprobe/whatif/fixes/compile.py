@@ -38,4 +38,7 @@ class _Compile(Injector):
                 del module.forward  # the class's own forward again
 
 
-FIX = Fix(id="compile", what="torch.compile of the model's forward", injector=_Compile, numerics=True)
+# Compiling a model takes tens of seconds on a CPU (about 35 s for a small one here): its trials get
+# that much longer, and verify.py reports the cost and when it pays back.
+FIX = Fix(id="compile", what="torch.compile of the model's forward", injector=_Compile, numerics=True,
+          trial_seconds=120.0)

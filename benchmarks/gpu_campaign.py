@@ -1,0 +1,129 @@
+"""The GPU campaign: the GPU gallery under trainprobe in one command, for the sessions that get a GPU.
+
+    python benchmarks/gpu_campaign.py [--out DIR] [--seconds-per-run S] [--dry-run]
+
+Runs each item below with ``trainprobe diagnose --json`` (its own folder under ``--out``: the run
+record, the profiler window's trace ``profile.pt.trace.json.gz``, the report), then prints one
+table: verdict, step time, achieved FLOP/s, the peak it is held against and MFU, and the
+findings. The whole campaign fits in about 8 minutes (``--seconds-per-run`` bounds each run).
+Afterwards commit the folder's ``*/run.json`` and ``*/profile.pt.trace.json.gz`` under
+``tests/data/runs/gpu/`` and put the table in the README with the commit and the GPU.
+
+On a machine without a CUDA GPU it says so, prints what it would run (a dry run, checked by
+tests/test_gpu_campaign.py) and exits 0. It never changes the machine's settings.
+
+The near-peak loop must come out near the datasheet's peak for its dtype (bf16 with TF32 allowed);
+if it does not, the peak table (trainprobe/readiness/peaks.py) or the FLOP count is wrong.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = ROOT / "sample_scripts"
+
+
+@dataclass(frozen=True)
+class Item:
+    name: str
+    script: str  # under sample_scripts/
+    args: tuple[str, ...]
+    shows: str  # what it is for
+
+
+ITEMS = (
+    Item("amp_off", "fp32_without_amp.py", (), "fp32 matmuls without autocast, TF32 off: amp-not-used, tf32-disabled"),
+    Item("pageable_copies", "cpu_tensors_in_loop.py", (), "tensors made on the CPU and copied from pageable memory"),
+    Item("item_syncs", "item_every_step.py", (), ".item() syncs in the loop"),
+    Item("tiny_kernels", "tiny_batch_launch_bound.py", (), "batch 4 on a tiny MLP: launch-bound"),
+    Item("uncompiled_convnet", "course_resnet_cifar.py", (), "the course's uncompiled fp32 ResNet: MFU, AMP, compile"),
+    Item("near_peak", "near_peak_matmul.py", (), "large bf16 matmuls: must come out near the datasheet peak"),
+    Item("clean_mlp", "clean_mlp.py", (), "the clean control: bf16, TF32, fused AdamW"),
+    Item("channels_last", "amp_without_channels_last.py", (), "convolutions under AMP in NCHW"),
+)
+
+
+def cuda_gpu() -> str | None:
+    """The GPU's name, or None without a usable CUDA device."""
+    try:
+        import torch
+
+        if torch.cuda.is_available():
+            return torch.cuda.get_device_name(0)
+    except Exception:  # pylint: disable=broad-except
+        return None
+    return None
+
+
+def command(item: Item, out: Path, seconds: float) -> list[str]:
+    return [sys.executable, "-m", "trainprobe", "diagnose", "--json", "-o", str(out / item.name),
+            "--max-seconds", f"{seconds:g}", str(SAMPLES / item.script), *item.args]
+
+
+def _summary(stdout: str) -> dict:
+    """The --json summary: the last line of stdout."""
+    for line in reversed(stdout.strip().splitlines()):
+        try:
+            return json.loads(line)
+        except ValueError:
+            continue
+    return {}
+
+
+def _row(item: Item, summary: dict, wall: float) -> str:
+    verdict = summary.get("verdict", {})
+    compute = summary.get("compute", {})
+    step = verdict.get("step_time_s")
+    mfu = compute.get("mfu")
+    peak = compute.get("peak_flops_per_s")
+    achieved = compute.get("achieved_flops_per_s")
+    found = ", ".join(f["id"] for f in summary.get("findings", []) if f.get("severity") != "info") or "-"
+    return (f"| {item.name} | {verdict.get('category', 'failed')} | "
+            f"{step * 1e3:.1f} ms | " if step else f"| {item.name} | {verdict.get('category', 'failed')} | - | ") + (
+        f"{achieved / 1e12:.1f} TFLOP/s | " if achieved else "- | ") + (
+        f"{peak / 1e12:.0f} TFLOP/s {compute.get('peak_dtype') or ''} | " if peak else "- | ") + (
+        f"{mfu:.1%} | " if mfu is not None else "- | ") + f"{found} | {wall:.0f} s |"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", type=Path, default=Path("gpu-campaign"))
+    parser.add_argument("--seconds-per-run", type=float, default=45.0)
+    parser.add_argument("--dry-run", action="store_true", help="print what would run, run nothing")
+    args = parser.parse_args(argv)
+    gpu = cuda_gpu()
+    if gpu is None or args.dry_run:
+        if gpu is None:
+            print("No CUDA GPU on this machine: a dry run. On a GPU this campaign would run:")
+        else:
+            print(f"Dry run on {gpu}. The campaign would run:")
+        for item in ITEMS:
+            print(f"  {item.name:20s} {' '.join(command(item, args.out, args.seconds_per_run)[2:])}")
+            print(f"  {'':20s} ({item.shows})")
+        print(f"{len(ITEMS)} runs of at most {args.seconds_per_run:g} s each, into {args.out}/")
+        return 0
+    args.out.mkdir(parents=True, exist_ok=True)
+    print(f"GPU: {gpu}")
+    print("| run | verdict | step | achieved | peak | MFU | findings above info | wall |")
+    print("|---|---|---|---|---|---|---|---|")
+    results = {}
+    for item in ITEMS:
+        started = time.monotonic()
+        proc = subprocess.run(command(item, args.out, args.seconds_per_run), cwd=str(SAMPLES),
+                              capture_output=True, text=True, timeout=args.seconds_per_run * 3 + 120)
+        summary = _summary(proc.stdout)
+        results[item.name] = {"exit_code": proc.returncode, "summary": summary}
+        print(_row(item, summary, time.monotonic() - started), flush=True)
+    (args.out / "campaign.json").write_text(json.dumps({"gpu": gpu, "results": results}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

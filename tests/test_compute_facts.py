@@ -1,0 +1,51 @@
+"""MFU from a trace's shapes against the datasheet: the H100 traces, checked against the expert's figures.
+
+The expect files' [measured] figures were computed from the trace files by a separate script before
+trainprobe read them for FLOPs; trainprobe's MFU is over the mean step (the base of every figure),
+and ``mfu_while_busy`` over the GPU's busy time, which is what the expert's "share of the peak over
+the kernel span" measures.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from trainprobe.facts import compute_facts, facts_by_name
+from trainprobe.trace.record import read_traces
+
+TRACES = Path(__file__).parent / "data" / "traces"
+
+
+def _facts(name: str) -> dict:
+    return facts_by_name(compute_facts(read_traces([TRACES / f"{name}.pt.trace.json.gz"])[0].record))
+
+
+def _measured(name: str) -> dict:
+    return tomllib.loads((TRACES / f"{name}.expect.toml").read_text())["measured"]
+
+
+def test_the_timesformer_runs_at_about_6_percent_of_the_h100s_bf16_peak_while_busy():
+    facts, measured = _facts("h100_timesformer_inference_bf16"), _measured("h100_timesformer_inference_bf16")
+    assert facts["peak_source"] == "datasheet" and facts["peak_dtype"] == "bf16"
+    assert facts["peak_flops_per_s"] == pytest.approx(989.4e12)
+    assert facts["flops_per_step"] == pytest.approx(measured["shape_flops_per_step"], rel=1e-3)
+    # Over the GPU's busy time (kernels, copies and memsets) against the expert's kernel span: 2% apart.
+    assert facts["mfu_while_busy"] == pytest.approx(measured["share_of_bf16_dense_peak"], rel=0.03)
+    step = measured["step_ms"][0] / 1e3
+    assert facts["mfu"] == pytest.approx(measured["shape_flops_per_step"] / step / 989.4e12, rel=1e-3)
+
+
+def test_a_trace_without_shapes_says_why_its_mfu_is_unknown():
+    facts = _facts("v100_single_rank")
+    assert facts["mfu"] is None and "no input shapes" in facts["mfu_unknown_reason"]
+
+
+def test_a_gpu_missing_from_the_table_gets_peak_unknown_with_its_name():
+    from trainprobe.probe.peak import datasheet_peak
+
+    peak = datasheet_peak("NVIDIA GeForce GTX 1060")
+    assert not peak.availability.available
+    assert "NVIDIA GeForce GTX 1060" in peak.availability.reason and "peak unknown" in peak.availability.reason

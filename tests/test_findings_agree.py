@@ -1,0 +1,131 @@
+"""What a diagnosis prints agrees with itself, on every recorded run, trace and job.
+
+* No share above 100%, and no gain larger than removing the measured time it
+  names allows (a finding's gain is at most the largest share of the step
+  among its own evidence).
+* The headline agrees with the findings under it: it never says no rule
+  found a cause above a finding of that class, the speed-up it promises is its
+  finding's, and a "no significant bottleneck" headline says what the findings
+  below could still gain.
+* Severity and order agree with the gains shown: a warning or critical fix
+  recovers at least SIGNIFICANT_GAIN of its step; down the list, gains and
+  severities only fall; no info finding promises more than a warning above it.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from recorded import ALL_RUNS, GALLERY_RUNS, TRACES_DIR, diagnosed, diagnosis_of, load, trace_record_at
+from trainprobe import display
+from trainprobe.api import analyze
+from trainprobe.engine.evaluate import SIGNIFICANT_GAIN
+from trainprobe.findings import SEVERITIES, Diagnosis
+from trainprobe.report import terminal_summary
+
+DATA = Path(__file__).parent / "data"
+TRACES = sorted(TRACES_DIR.rglob("*.pt.trace.json.gz"))
+JOBS = sorted((DATA / "jobs").glob("*/run.json"))
+LIVE = sorted((DATA / "runs" / "live").glob("*/run.json"))
+
+# Facts that are a share of the step: the measured time a fix can remove at most.
+STEP_SHARES = {
+    "data_wait_share", "h2d_share", "other_share", "optimizer_share", "compute_share", "dispatch_share",
+    "framework_overhead_share", "loop_python_share", "loop_op_share", "sync_share",
+    "exposed_communication_share", "gpu_idle_data_share", "gpu_idle_host_share", "gpu_idle_launch_share",
+    "gpu_idle_sync_share", "gpu_idle_at_boundaries_share", "collective_wait_share", "rank0_extra_share",
+}
+
+
+def _id(path: Path) -> str:
+    return str(path.relative_to(DATA)).removesuffix(".run.json").removesuffix(".pt.trace.json.gz")
+
+
+# The gallery's runs and the single-file traces are diagnosed by the quick loop's other tests already
+# (recorded.py shares one diagnosis per session); the real scripts' runs, the live runs, a folder's
+# traces and the jobs cost tens of seconds more: the slow set judges them.
+_QUICK = set(GALLERY_RUNS) | {p for p in TRACES if p.parent == TRACES_DIR}
+CASES = [pytest.param(kind, p, marks=() if p in _QUICK else pytest.mark.slow, id=_id(p))
+         for kind, paths in (("run", ALL_RUNS + LIVE), ("trace", TRACES), ("job", JOBS)) for p in paths]
+_PERCENT = re.compile(r"(\d+(?:\.\d+)?)%")
+
+
+def _diagnosis(kind: str, path: Path) -> tuple[object, Diagnosis]:
+    if kind == "trace":
+        record = trace_record_at(path)
+        return record, diagnosis_of(record)
+    if path in ALL_RUNS:
+        return diagnosed(path)
+    record = load(path)
+    return record, analyze(record)  # a job's record: its straggler or failed rank leads
+
+
+@pytest.mark.parametrize("kind, path", CASES)
+def test_no_share_above_the_whole_and_no_gain_above_what_it_removes(kind, path):
+    record, diagnosis = _diagnosis(kind, path)
+    v = diagnosis.verdict
+    printed = [v.headline, terminal_summary(record, diagnosis, None, color=False, top=99)]
+    for f in diagnosis.findings:
+        printed += [f.title, f.message, f.advice, f.gain.text] + [e.value for e in f.evidence]
+    over = [m for text in printed for m in _PERCENT.findall(text or "") if float(m) > 100]
+    assert not over, over
+    assert all(0 <= share <= 1 for share in v.breakdown.values()) and sum(v.breakdown.values()) <= 1.001
+    facts = diagnosis.fact_values()
+    for f in diagnosis.findings:
+        g = f.gain
+        if not g.seconds_per_step:
+            continue
+        assert g.base and g.seconds_per_step < g.base and (g.high is None or g.high < g.base), (f.id, g)
+        assert g.speedup == pytest.approx(g.base / (g.base - g.seconds_per_step)), (f.id, g)
+        named = [facts[e.fact] for e in f.evidence if e.fact in STEP_SHARES and facts.get(e.fact) is not None]
+        if named:  # the share of the step the finding shows as its evidence is what it can remove at most
+            assert g.seconds_per_step / g.base <= max(named) + 0.005, (f.id, g, named)
+
+
+@pytest.mark.parametrize("kind, path", CASES)
+def test_the_headline_agrees_with_the_findings_under_it(kind, path):
+    _, diagnosis = _diagnosis(kind, path)
+    v, findings = diagnosis.verdict, diagnosis.findings
+    if "no rule found a specific cause" in v.headline:
+        assert not [f.id for f in findings if f.category == v.category]
+    primary = next((f for f in findings if f.id == v.primary_finding), None)
+    if primary is not None and primary.gain.speedup and primary.gain.speedup >= 1.05:
+        assert f"about {display.ratio(primary.gain.speedup)} faster" in v.headline
+    if "no significant bottleneck" in v.headline:
+        assert not [f.id for f in findings if f.severity != "info"
+                    and (f.gain.speedup or 0) >= 1 / (1 - SIGNIFICANT_GAIN)]
+        best = max((f.gain.speedup or 0 for f in findings), default=0)
+        if best >= 1.05:
+            assert f"up to about {display.ratio(best)} faster" in v.headline, v.headline
+
+
+@pytest.mark.parametrize("kind, path", CASES)
+def test_severity_and_order_agree_with_the_gains(kind, path):
+    _, diagnosis = _diagnosis(kind, path)
+    findings = list(diagnosis.findings)
+    # A fix shown as another's follow-up (its rule's `after`) is info, right after its lead (or after the
+    # lead's other follow-ups), and its gain says why it is listed there however large it is.
+    for i, f in enumerate(findings):
+        if f.after:
+            lead = next(j for j, g in enumerate(findings) if g.id == f.after)
+            assert lead < i and all(g.after == f.after for g in findings[lead + 1:i]), [g.id for g in findings]
+            assert f.severity == "info" and findings[lead].severity != "info"
+            assert not f.gain.text or f.gain.text.endswith(f"do it after “{findings[lead].name}”"), f.gain.text
+    timed = [f for f in findings if f.gain.seconds_per_step and not f.after]
+    for f in timed:
+        if f.severity != "info":
+            assert f.gain.seconds_per_step >= SIGNIFICANT_GAIN * f.gain.base, (f.id, f.severity, f.gain)
+    leading = [f for f in timed if f.severity != "info"]
+    following = [f for f in timed if f.severity == "info"]
+    assert timed == leading + following, [f.id for f in timed]
+    for group in (leading, following):
+        gains = [f.gain.seconds_per_step for f in group]
+        assert gains == sorted(gains, reverse=True), [(f.id, f.gain.seconds_per_step) for f in group]
+    ranks = [SEVERITIES.index(f.severity) for f in timed]
+    assert ranks == sorted(ranks, reverse=True), [(f.id, f.severity) for f in timed]
+    if leading and following:  # an info finding never promises more than a warning above it
+        assert following[0].gain.seconds_per_step <= leading[-1].gain.seconds_per_step, \
+            [(f.id, f.severity, f.gain.seconds_per_step) for f in timed]

@@ -1,0 +1,224 @@
+"""Advice in the framework's own terms, pointing at the user's line (issue 25, items 3-5), on recorded runs.
+
+tests/data/runs/frameworks/ holds runs of tests/scripts/frameworks/, our own small scripts driven by a
+Hugging Face Trainer, Lightning, accelerate and command-line flags (README there says how they were
+recorded); the frameworks themselves are not needed to run these tests. Each class of mistake is pinned
+to a record that shows it, including the third-party records of tests/data/runs/real/.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+import recorded
+from trainprobe.engine import load_rules
+from trainprobe.engine.evaluate import evaluate_rules
+from trainprobe.facts import compute_facts, facts_by_name
+
+ROOT = Path(__file__).resolve().parent.parent
+RUNS = recorded.RUNS_DIR / "frameworks"
+REAL = recorded.RUNS_DIR / "real"
+RULES, _ = load_rules()
+
+
+def _record(name: str, folder: Path = RUNS):
+    return recorded.load(folder / f"{name}.cpu.run.json")
+
+
+def _facts(record):
+    return facts_by_name(compute_facts(record))
+
+
+def _findings(record) -> dict:
+    """Every rule that fires on the record, by id (the texts a diagnosis shows, without its ranking)."""
+    findings, errors = evaluate_rules(RULES, _facts(record))
+    assert errors == []
+    return {f.id: f for f in findings}
+
+
+def _line(site: str) -> str:
+    """The text of the script's line at "file.py:line" (relative to the repository, where they ran)."""
+    path, line = site.rsplit(":", 1)
+    return (ROOT / path).read_text(encoding="utf-8").splitlines()[int(line) - 1].strip()
+
+
+def test_the_recorded_framework_runs_are_there():
+    names = {p.name.split(".")[0] for p in RUNS.glob("*.run.json")}
+    assert {"hf_trainer_tokenize", "lightning_logging", "accelerate_loop", "cli_flags", "progress_loop"} <= names
+
+
+# --- item 3: the framework, its version and the user's lines ------------------------------------
+
+@pytest.mark.parametrize("name, framework, call, version", [
+    ("hf_trainer_tokenize", "transformers", "TrainingArguments(", "5."),
+    ("lightning_logging", "lightning", "L.Trainer(", "2."),
+    ("accelerate_loop", "accelerate", "Accelerator(", "1."),
+    ("cli_flags", "pytorch", None, None),
+    ("progress_loop", "pytorch", None, None),
+])
+def test_the_framework_is_read_from_the_loops_frames(name, framework, call, version):
+    facts = _facts(_record(name))
+    assert facts["framework"] == framework
+    if call is None:
+        assert facts["framework_config_at"] is None
+        return
+    assert facts["framework_version"].startswith(version)
+    assert call in _line(facts["framework_config_at"])  # the line that holds the framework's settings
+    assert "trainer.fit(" in _line(facts["framework_entry_at"]) or "trainer.train(" in \
+        _line(facts["framework_entry_at"]) or name == "accelerate_loop"
+
+
+@pytest.mark.parametrize("name, fact, text", [
+    ("progress_loop", "loader_at", "DataLoader("),
+    ("progress_loop", "optimizer_at", "torch.optim.SGD("),
+    ("progress_loop", "model_at", "nn.Sequential("),
+    ("progress_loop", "loop_at", "for step, (x, y) in enumerate(bar):"),
+    ("cli_flags", "loader_at", "DataLoader(AugmentedImages"),
+    ("cli_flags", "scheduler_at", "CosineAnnealingLR("),
+    ("accelerate_loop", "optimizer_at", "AdamW("),
+    ("accelerate_loop", "loop_at", "for inputs, targets in loader:"),
+    ("lightning_logging", "loader_at", "return DataLoader(data, batch_size=32, shuffle=True)"),
+    ("lightning_logging", "configure_optimizers_at", "def configure_optimizers(self):"),
+    ("lightning_logging", "loop_at", "trainer.fit(Classifier())"),
+    ("hf_trainer_tokenize", "model_at", "BertForSequenceClassification(config)"),
+])
+def test_the_users_objects_are_named_by_the_line_that_built_them(name, fact, text):
+    assert text in _line(_facts(_record(name))[fact])
+
+
+def test_a_loader_a_framework_built_says_which():
+    facts = _facts(_record("hf_trainer_tokenize"))
+    assert facts["loader_built_by"] == "accelerate.data_loader"  # the Trainer's, from its settings
+    assert "trainer.train()" in _line(facts["loader_at"])  # the user's line that led to it
+
+
+def test_the_scripts_flags_are_read_from_its_parser():
+    facts = _facts(_record("cli_flags"))
+    assert (facts["flag_workers"], facts["flag_batch_size"], facts["flag_amp"], facts["flag_channels_last"]) == \
+        ("--workers", "--batch-size", "--amp", "--channels-last")
+
+
+@pytest.mark.parametrize("name", ["hf_trainer_tokenize", "lightning_logging", "cli_flags", "progress_loop"])
+def test_every_finding_that_names_a_line_names_one_of_the_script(name):
+    named = [f for f in _findings(_record(name)).values() if f.changes_at]
+    assert named
+    for finding in named:
+        assert finding.changes_at.startswith("tests/scripts/frameworks/"), (finding.id, finding.changes_at)
+        assert _line(finding.changes_at)  # a line of the script, not an empty one
+
+
+def test_the_workers_advice_is_a_flag_of_a_flag_driven_script():
+    finding = _findings(_record("cli_flags"))["dataloader-too-few-workers"]
+    assert finding.framework == "cli" and finding.advice.startswith("Run with --workers 1")
+    assert _line(finding.changes_at).startswith("loader = DataLoader(")
+
+
+# --- item 3 and 5: a framework's own per-step code ----------------------------------------------
+
+def test_lightnings_own_code_is_named_as_such_with_its_knobs():
+    facts = _facts(_record("lightning_logging"))
+    assert facts["loop_framework_share"] >= 0.5
+    finding = _findings(_record("lightning_logging"))["host-overhead-in-loop"]
+    assert "Lightning's own code" in finding.title and "training_step" not in finding.title
+    assert "logging (self.log)" in finding.message
+    assert finding.framework == "lightning"
+    assert "log_every_n_steps" in finding.advice and "refresh_rate" in finding.advice
+    assert "L.Trainer(" in _line(finding.changes_at)
+
+
+def test_a_user_function_with_no_time_is_never_the_busiest():
+    """lightning_gan (issue 25): "the script's Python, training_step() most of all" with training_step at 0.4%
+    of the profiled window. The record predates the call graph: no function may be named from it."""
+    record = _record("lightning_gan", REAL)
+    facts = _facts(record)
+    assert facts["top_host_function_share"] < 0.01 and facts["framework"] == "lightning"
+    finding = _findings(record)["host-overhead-in-loop"]
+    assert "most of all" not in finding.title and "training_step" not in finding.title + finding.message
+
+
+# --- item 5: time spread over the loop's own calls ----------------------------------------------
+
+def test_spread_loop_time_is_said_to_be_spread_and_summed_by_call():
+    record = _record("progress_loop")
+    facts = _facts(record)
+    # What trainprobe used to name: add_noise(), by its own time (under 1% of the window).
+    assert facts["top_host_function"].endswith("add_noise") and facts["top_host_function_share"] < 0.02
+    assert facts["loop_dominated"] is False
+    finding = _findings(record)["host-overhead-in-loop"]
+    assert "spread over several calls" in finding.title and "add_noise" not in finding.title
+    assert "No one call dominates" in finding.message and "set_postfix() (tqdm/std.py)" in finding.message
+    assert "add_noise" not in finding.message  # under 5% of the loop's Python: not listed
+
+
+@pytest.mark.slow  # every recorded run: ~2.5 s
+def test_tensors_made_on_a_cpu_only_run_get_no_finding():
+    """Four CPU-only runs (issue 25) got "tensors created on the CPU in the loop" at info: there is no device
+    to create them on."""
+    for path in recorded.ALL_RUNS:
+        record = recorded.load(path)
+        if not record.settings.cuda_used:
+            assert "tensor-created-on-cpu-in-loop" not in _findings(record), path.name
+
+
+# --- item 4: a Trainer that tokenizes in __getitem__ --------------------------------------------
+
+def test_the_tokenizer_is_named_and_the_advice_is_in_trainer_terms():
+    record = _record("hf_trainer_tokenize")
+    facts = _facts(record)
+    assert facts["num_workers"] == 0 and facts["data_wait_share"] >= 0.1
+    assert facts["input_busiest"] == "__call__() (transformers/tokenization_utils_base.py)"
+    assert facts["input_busiest_caller"] == "ReviewDataset.__getitem__()"
+    assert _line(facts["input_busiest_at"]) == "def __getitem__(self, index):"
+    found = _findings(record)
+    tokenize = found["input-tokenize-bound"]
+    assert tokenize.framework == "transformers"
+    for spelled in ("datasets.map", "DataCollatorWithPadding", 'train_sampling_strategy="group_by_length"',
+                    "dataloader_num_workers=1"):
+        assert spelled in tokenize.advice
+    assert "ReviewDataset.__getitem__()" in tokenize.title
+    workers = found["dataloader-too-few-workers"]
+    assert workers.framework == "transformers" and "TrainingArguments(dataloader_num_workers=1" in workers.advice
+    assert "TrainingArguments(" in _line(workers.changes_at)
+
+
+def test_tensors_made_by_the_dataset_are_data_loading_not_the_loops():
+    record = _record("hf_trainer_tokenize")
+    made = [c for c in record.hotspots.creations if c.function == "torch.tensor"]
+    assert made and all(c.context == "data" and c.caller == "__getitem__" for c in made)
+    assert _facts(record)["loop_tensor_creations_per_step"] == 0
+
+
+def test_a_gpu_run_counts_only_the_loops_own_tensors():
+    from rule_cases.cases import _creations
+    from rule_cases.records import gpu_record, with_steps
+    loop = _findings(with_steps(_creations(gpu_record(), 1, 4), h2d=0.004))["tensor-created-on-cpu-in-loop"]
+    assert "at /work/train.py:57" in loop.title and loop.changes_at == "/work/train.py:57"
+    data = with_steps(_creations(gpu_record(), 1, 4, context="data"), h2d=0.004)
+    assert "tensor-created-on-cpu-in-loop" not in _findings(data)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["hf_trainer_tokenize", "lightning_logging", "progress_loop", "cli_flags"])
+def test_the_verdict_leads_with_what_the_records_show(name):
+    _record_, diagnosis = recorded.diagnosed(RUNS / f"{name}.cpu.run.json")
+    expected = {"hf_trainer_tokenize": "input", "lightning_logging": "host", "cli_flags": "input"}.get(name)
+    if expected:
+        assert diagnosis.verdict.category == expected, diagnosis.verdict.headline
+    assert all(not f.changes_at or f.changes_at.startswith("tests/scripts/") for f in diagnosis.findings)
+
+
+def test_records_made_before_the_frameworks_were_read_still_load():
+    record = _record("hf_clm_trainer", REAL)
+    assert record.settings.framework is None and record.hotspots.loop_parts == ()
+    assert _facts(record)["loop_busiest"] is None  # unknown, not a guess
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _rule_cases_on_the_path():
+    import sys
+    sys.path.insert(0, os.path.dirname(__file__))
+    yield

@@ -1,0 +1,169 @@
+"""A rule's fix in a framework's terms ([framework.NAME] tables) and the line it changes (`changes`)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from trainprobe.engine import diagnose, load_rules
+from trainprobe.record import CliFlag, FrameworkInfo
+
+sys.path.insert(0, os.path.dirname(__file__))
+from rule_cases.cases import CASES  # noqa: E402
+from rule_cases.records import cpu_record, with_loader, with_settings, with_steps  # noqa: E402
+
+RULE = '''
+id = "{id}"
+name = "A test rule"
+category = "input"
+severity = "warning"
+condition = "data_wait_share > 0.1"
+title = "waits"
+message = "It waits."
+advice = "Set num_workers=2."
+changes = "{{{{ loader_at if known(loader_at) else '' }}}}"
+{tables}
+[docs]
+what = "w"
+why = "y"
+evidence = "e"
+fix = "f"
+options = "o"
+references = ["https://example.org"]
+'''
+
+VARIANTS = '''
+[framework.transformers]
+advice = "Set TrainingArguments(dataloader_num_workers=2)."
+changes = "{{ framework_config_at }}"
+
+[framework.cli]
+when = "known(flag_workers) and severity != 'info'"
+advice = "Run with {{ flag_workers }} 2."
+'''
+
+
+def _rule(tmp_path: Path, tables: str = VARIANTS, rule_id: str = "waits-test"):
+    (tmp_path / f"{rule_id}.toml").write_text(RULE.format(id=rule_id, tables=tables), encoding="utf-8")
+    rules, errors = load_rules([tmp_path])
+    return next((r for r in rules if r.id == rule_id), None), errors
+
+
+def _waiting(**settings):
+    record = with_loader(with_steps(cpu_record(), data_wait=0.05), built_at="/work/train.py:30")
+    return replace(record, invocation=replace(record.invocation, cwd="/work"),
+                   settings=replace(record.settings, **settings))
+
+
+def _finding(tmp_path, record, tables: str = VARIANTS):
+    rule, errors = _rule(tmp_path, tables)
+    assert errors == []
+    from trainprobe.engine.evaluate import evaluate_rule
+    from trainprobe.facts import compute_facts, facts_by_name
+    return evaluate_rule(rule, facts_by_name(compute_facts(record)))
+
+
+def test_plain_pytorch_advice_names_the_loaders_line(tmp_path):
+    finding = _finding(tmp_path, _waiting(framework=FrameworkInfo(name="")))
+    assert finding.framework == "" and finding.advice == "Set num_workers=2."
+    assert finding.changes_at == "train.py:30"
+
+
+def test_a_framework_table_replaces_the_advice_and_the_line(tmp_path):
+    fw = FrameworkInfo(name="transformers", config_call="TrainingArguments", config_at="/work/train.py:12")
+    finding = _finding(tmp_path, _waiting(framework=fw))
+    assert finding.framework == "transformers"
+    assert finding.advice == "Set TrainingArguments(dataloader_num_workers=2)."
+    assert finding.changes_at == "train.py:12"
+
+
+def test_the_scripts_own_flags_are_tried_when_the_framework_has_no_table(tmp_path):
+    flags = (CliFlag(options=("-j", "--workers"), dest="workers", value="0"),)
+    for fw in (FrameworkInfo(name=""), FrameworkInfo(name="timm")):
+        finding = _finding(tmp_path, _waiting(framework=fw, cli_flags=flags))
+        assert finding.framework == "cli" and finding.advice == "Run with --workers 2."
+        assert finding.changes_at == "train.py:30"  # the table has no line of its own: the rule's
+
+
+def test_a_table_whose_when_is_false_leaves_the_plain_advice(tmp_path):
+    flags = (CliFlag(options=("--lr",), dest="lr", value="0.1"),)  # no flag for the workers
+    finding = _finding(tmp_path, _waiting(framework=FrameworkInfo(name=""), cli_flags=flags))
+    assert finding.framework == "" and finding.advice == "Set num_workers=2."
+
+
+def test_an_unknown_framework_table_is_an_error_with_its_line(tmp_path):
+    tables = "[framework.keras]\nadvice = \"x\"\n"
+    rule, errors = _rule(tmp_path, tables)
+    line = RULE.format(id="waits-test", tables=tables).splitlines().index("[framework.keras]") + 1
+    assert rule is None and len(errors) == 1
+    assert "unknown framework 'keras'" in errors[0] and f":{line}:" in errors[0]
+
+
+def test_a_framework_tables_unknown_key_and_bad_when_are_errors(tmp_path):
+    _, errors = _rule(tmp_path, "[framework.lightning]\nadvise = \"x\"\n")
+    assert "unknown key 'advise'" in errors[0]
+    _, errors = _rule(tmp_path, "[framework.lightning]\nwhen = \"no_such_fact > 1\"\n")
+    assert "unknown name: no_such_fact" in errors[0]
+
+
+# --- the built-in rules, on the rule cases with a framework driving the loop --------------------
+
+def _with_framework(record, name, **info):
+    return with_settings(record, framework=FrameworkInfo(name=name, **info))
+
+
+@pytest.mark.parametrize("name, spelled, setting", [
+    ("transformers", "TrainingArguments(bf16=True)", "bf16=True"),
+    ("lightning", 'Trainer(precision="bf16-mixed")', 'precision="bf16-mixed"'),
+    ("accelerate", 'mixed_precision="bf16"', 'mixed_precision="bf16"'),
+])
+def test_amp_advice_in_each_frameworks_terms(name, spelled, setting):
+    record = _with_framework(CASES["amp-not-used"].bad(), name, config_at="/work/train.py:9")
+    record = replace(record, invocation=replace(record.invocation, cwd="/work"))
+    finding = next(f for f in diagnose(record).findings if f.id == "amp-not-used")
+    assert finding.framework == name and spelled in finding.advice and setting in finding.snippet
+    assert finding.changes_at == "train.py:9"
+
+
+def test_amp_advice_as_a_command_line_flag():
+    record = with_settings(CASES["amp-not-used"].bad(), framework=FrameworkInfo(name=""),
+                           cli_flags=(CliFlag(options=("--amp",), dest="amp", value="False"),))
+    finding = next(f for f in diagnose(record).findings if f.id == "amp-not-used")
+    assert finding.framework == "cli" and "Run with --amp" in finding.advice
+
+
+@pytest.mark.parametrize("rule_id, name, spelled", [
+    ("optimizer-not-fused", "transformers", 'optim="adamw_torch_fused"'),
+    ("optimizer-not-fused", "lightning", "configure_optimizers"),
+    ("dataloader-pin-memory-off", "transformers", "dataloader_pin_memory=True"),
+    ("dataloader-workers-restart-each-epoch", "transformers", "dataloader_persistent_workers=True"),
+    ("dataloader-workers-restart-each-epoch", "lightning", "train_dataloader"),
+    ("dataloader-too-few-workers", "transformers", "TrainingArguments(dataloader_num_workers=6"),
+    ("dataloader-too-few-workers", "lightning", "num_workers=6"),
+    ("no-lr-schedule", "lightning", '"interval": "step"'),
+])
+def test_other_fixes_in_framework_terms(rule_id, name, spelled):
+    finding = next(f for f in diagnose(_with_framework(CASES[rule_id].bad(), name)).findings if f.id == rule_id)
+    assert finding.framework == name
+    assert spelled in finding.advice + finding.snippet
+
+
+def test_a_plain_run_keeps_the_plain_pytorch_advice():
+    finding = next(f for f in diagnose(_with_framework(CASES["amp-not-used"].bad(), "")).findings
+                   if f.id == "amp-not-used")
+    assert finding.framework == "" and "torch.autocast" in finding.advice
+
+
+def test_the_report_and_the_terminal_put_the_line_before_the_fix():
+    from trainprobe.report import render_html, terminal_summary
+    record = _with_framework(CASES["amp-not-used"].bad(), "lightning", config_at="/work/train.py:9")
+    record = replace(record, invocation=replace(record.invocation, cwd="/work"))
+    diagnosis = diagnose(record)
+    text = terminal_summary(record, diagnosis, None, color=False, top=10)
+    assert '→ train.py:9: Pass Trainer(precision="bf16-mixed")' in text
+    html = render_html(record, diagnosis)
+    assert '<strong>Fix at <code class="where">train.py:9</code> <span class="muted small">(Lightning)</span>:' in html

@@ -1,0 +1,139 @@
+"""Where the script built its objects, where its loop is, and which framework runs it (probe/sites.py).
+
+The frameworks are not installed for the tests: a framework's frames are made by running code whose
+module name (``__name__``) is the framework's, which is all the detection reads; a framework's own
+recorded runs are in test_frameworks.py.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import textwrap
+
+import torch
+
+from trainprobe.probe.sites import FlagBook, SiteBook, UserCode, detect_framework
+from trainprobe.probe.sourcelines import calls_in_function, enclosing_function, enclosing_loop, first_call
+
+SCRIPT = textwrap.dedent('''\
+    import torch
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = torch.nn.Linear(4, 2)
+
+    def build():
+        return Net()
+
+    def train(steps, on_step):
+        config = TrainingArguments(output_dir="out")
+        for step in range(steps):
+            x = torch.randn(3, 4)
+            y = torch.zeros(3, device="cpu")
+            on_step()
+    ''')
+
+
+def _user_script(tmp_path):
+    path = tmp_path / "train.py"
+    path.write_text(SCRIPT, encoding="utf-8")
+    namespace = {"__name__": "__main__", "TrainingArguments": dict}
+    exec(compile(SCRIPT, str(path), "exec"), namespace)  # noqa: S102  # the test's own script
+    return path, namespace
+
+
+def test_source_lines_found_with_ast(tmp_path):
+    path, _ = _user_script(tmp_path)
+    assert enclosing_loop(str(path), 16) == 13  # on_step() -> its for statement
+    assert enclosing_loop(str(path), 9) is None  # not in a loop
+    assert enclosing_function(str(path), 14) == (11, "train")
+    assert first_call(str(path), ["TrainingArguments"]) == (12, "TrainingArguments")
+    assert calls_in_function(str(path), 11, "train", {"randn", "zeros"}) == [(14, "randn", False),
+                                                                            (15, "zeros", True)]
+    assert enclosing_loop(str(tmp_path / "missing.py"), 3) is None  # unreadable: no line, no error
+
+
+def test_a_model_is_built_where_the_users_line_calls_it(tmp_path):
+    path, namespace = _user_script(tmp_path)
+    book = SiteBook(UserCode((str(tmp_path),)))
+    original = torch.nn.Module.__init__
+    torch.nn.Module.__init__ = book.wrap_init(torch.nn.Module)
+    try:
+        model = namespace["build"]()
+    finally:
+        torch.nn.Module.__init__ = original
+    # Net's own __init__ (its super().__init__()) is skipped: the line that built it is build()'s.
+    assert book.of(model) == (f"{path}:9", None)
+    # The Linear inside was built by Net.__init__, the user's code too.
+    assert book.of(model.fc) == (f"{path}:6", None)
+
+
+def _in_module(name: str, source: str, **names):
+    """Functions whose frames belong to module ``name`` (a framework's, as far as the frames say)."""
+    namespace = {"__name__": name, **names}
+    exec(compile(textwrap.dedent(source), f"/site-packages/{name.replace('.', '/')}.py", "exec"), namespace)  # noqa: S102
+    return namespace
+
+
+def test_the_framework_is_read_from_the_frames_of_the_loop(tmp_path):
+    path, namespace = _user_script(tmp_path)
+    seen = {}
+    fit_loop = _in_module("lightning.pytorch.loops.fit_loop", """
+        def run(train, seen):
+            train(2, lambda: seen.update(frame=sys._getframe(0)))
+        """, sys=sys)
+    # The user's script calls the framework (trainer.fit()), which calls back into the user's code.
+    main = tmp_path / "main.py"
+    main.write_text("def fit(run, train, seen):\n    run(train, seen)\n", encoding="utf-8")
+    entry = {"__name__": "__main__"}
+    exec(compile(main.read_text(), str(main), "exec"), entry)  # noqa: S102
+    entry["fit"](fit_loop["run"], namespace["train"], seen)
+    info, loop_at = detect_framework(seen["frame"], UserCode((str(tmp_path),)))
+    assert info.name == "lightning" and info.driver == "lightning.pytorch.loops.fit_loop"
+    assert info.entry_at == f"{main}:2"
+    assert loop_at == info.entry_at  # a framework's loop: the user's line that started it
+
+
+def test_a_plain_loop_is_its_for_statement(tmp_path):
+    path, namespace = _user_script(tmp_path)
+    seen = {}
+    namespace["train"](1, lambda: seen.update(frame=sys._getframe(1)))
+    info, loop_at = detect_framework(seen["frame"], UserCode((str(tmp_path),)))
+    assert info.name == "" and loop_at == f"{path}:13"
+
+
+def test_accelerate_alone_is_accelerate_but_under_a_trainer_it_is_the_trainer(tmp_path):
+    seen = {}
+    step = _in_module("accelerate.optimizer", "def step(seen):\n    seen.update(frame=sys._getframe(0))\n", sys=sys)
+    trainer = _in_module("transformers.trainer", "def train(step, seen):\n    step(seen)\n")
+    step["step"](seen)
+    assert detect_framework(seen["frame"], UserCode((str(tmp_path),)))[0].name == "accelerate"
+    trainer["train"](step["step"], seen)
+    assert detect_framework(seen["frame"], UserCode((str(tmp_path),)))[0].name == "transformers"
+
+
+def test_timm_builds_the_loader_of_a_timm_script(tmp_path):
+    path, namespace = _user_script(tmp_path)
+    seen = {}
+    namespace["train"](1, lambda: seen.update(frame=sys._getframe(1)))
+    info, _ = detect_framework(seen["frame"], UserCode((str(tmp_path),)), ("timm.data.loader", None))
+    assert info.name == "timm"
+
+
+def test_the_scripts_command_line_options_are_noted():
+    book = FlagBook()
+    parser = argparse.ArgumentParser()
+    parser.add_argument("-j", "--workers", type=int, default=4)
+    parser.add_argument("--amp", action="store_true")
+    original = argparse.ArgumentParser.parse_known_args
+    argparse.ArgumentParser.parse_known_args = book.wrap(original)
+    try:
+        args = parser.parse_args(["--amp"])
+    finally:
+        argparse.ArgumentParser.parse_known_args = original
+    assert args.amp is True and args.workers == 4  # parsed as without trainprobe
+    flags = {f.dest: f for f in book.flags.values()}
+    assert flags["workers"].options == ("-j", "--workers") and flags["workers"].value == "4"
+    assert flags["amp"].value == "True" and "help" not in flags

@@ -1,0 +1,189 @@
+"""Code facts: which framework runs the loop, where the user's objects and loop are, the script's flags.
+
+What a fix changes is a line of the user's code: the ``DataLoader(...)`` call, the
+``TrainingArguments(...)`` a Hugging Face Trainer reads, a Lightning module's
+``configure_optimizers``, or a command-line flag of a timm-style script. These facts name them, as
+"file.py:line" relative to the folder the script ran in, so that a rule's advice can point at the
+line as a linter does (rules' ``changes``, and their ``[framework.NAME]`` tables).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Optional
+
+from ..notebook.cells import describe_site
+from ..record import FrameworkInfo, RunRecord
+from .input import training_loader
+
+__all__ = ["FAMILY", "FACTS", "compute", "where"]
+
+FAMILY = "code"
+
+FACTS = {
+    "framework": ("text", "The library that runs the training loop, from the frames on the stack at its first "
+                  "update: transformers (a Hugging Face Trainer), lightning, accelerate, timm, fabric...; "
+                  "'pytorch' for the script's own loop (a record made before trainprobe read those frames: "
+                  "lightning or transformers when the profile's files show it, else unknown)."),
+    "framework_name": ("text", "That library as people call it: 'the Hugging Face Trainer', 'Lightning'..."),
+    "framework_version": ("text", "Its version."),
+    "framework_entry_at": ("text", "The script's line that hands the loop to the framework (trainer.train(), "
+                           "trainer.fit()): 'file.py:line'."),
+    "framework_config_at": ("text", "The script's line that makes the call holding the framework's settings "
+                            "(TrainingArguments(...), Trainer(...), Accelerator(...)); None when the settings "
+                            "come from elsewhere (command-line flags)."),
+    "framework_config_call": ("text", "That call's name: TrainingArguments, Trainer, Accelerator."),
+    "framework_precision": ("text", "The framework's precision setting: Lightning's precision ('32-true', "
+                            "'bf16-mixed'), the Trainer's bf16/fp16 ('bf16', 'fp16', 'no'), accelerate's "
+                            "mixed_precision."),
+    "framework_log_every": ("count", "Steps between the framework's logging: Lightning's log_every_n_steps, the "
+                            "Trainer's logging_steps."),
+    "framework_progress_bar": ("text", "The framework's progress bar: the callback's class (Lightning), 'tqdm' or "
+                               "'off'."),
+    "hf_group_by_length": ("text", "How this Transformers version spells grouping samples of similar length: "
+                           "train_sampling_strategy=\"group_by_length\" (5.x) or group_by_length=True (4.x)."),
+    "loop_at": ("text", "The training loop's line: its for/while statement in the script, or the line that "
+                "hands it to a framework."),
+    "loader_at": ("text", "The script's line that built the training DataLoader (or led to it)."),
+    "loader_built_by": ("text", "The library that called DataLoader(...) when the script did not (a framework "
+                        "building it from its settings): 'transformers.trainer'."),
+    "optimizer_at": ("text", "The script's line that built the first optimizer (or led to it)."),
+    "optimizer_built_by": ("text", "The library that built it when the script did not."),
+    "scheduler_at": ("text", "The script's line that built the first LR scheduler (or led to it)."),
+    "model_at": ("text", "The script's line that built the trained model (or led to it)."),
+    "configure_optimizers_at": ("text", "A Lightning module's configure_optimizers: 'file.py:line'."),
+    "train_dataloader_at": ("text", "A Lightning module's (or datamodule's) train_dataloader: 'file.py:line'."),
+    "training_step_at": ("text", "A Lightning module's training_step: 'file.py:line'."),
+    "flag_workers": ("text", "The script's command-line option that sets the DataLoader's workers "
+                     "(--workers, -j, --dataloader_num_workers)."),
+    "flag_batch_size": ("text", "Its option for the batch size (--batch-size, -b, --per_device_train_batch_size)."),
+    "flag_amp": ("text", "Its option for mixed precision (--amp, --bf16, --mixed_precision)."),
+    "flag_channels_last": ("text", "Its option for the channels_last memory format (--channels-last)."),
+    "flag_compile": ("text", "Its option for torch.compile (--compile, --torchcompile, --torch_compile)."),
+    "flag_pin_memory": ("text", "Its option for pinned memory (--pin-mem, --dataloader_pin_memory)."),
+    "flag_grad_accumulation": ("text", "Its option for gradient accumulation (--grad-accum-steps, "
+                               "--gradient_accumulation_steps)."),
+    "flag_log_interval": ("text", "Its option for how often it logs (--log-interval, --logging_steps)."),
+}
+
+_NAMES = {"transformers": "the Hugging Face Trainer", "lightning": "Lightning", "accelerate": "accelerate",
+          "timm": "timm", "fabric": "Lightning Fabric", "ignite": "Ignite", "fastai": "fastai",
+          "pytorch": "plain PyTorch"}
+
+# argparse destinations -> the knob they set, most common spelling first.
+_FLAGS = {
+    "flag_workers": ("workers", "num_workers", "dataloader_num_workers", "j", "n_workers"),
+    "flag_batch_size": ("batch_size", "per_device_train_batch_size", "train_batch_size", "bs", "b"),
+    "flag_amp": ("amp", "bf16", "mixed_precision", "precision", "use_amp", "fp16", "amp_dtype"),
+    "flag_channels_last": ("channels_last",),
+    "flag_compile": ("compile", "torchcompile", "torch_compile", "use_compile"),
+    "flag_pin_memory": ("pin_mem", "pin_memory", "dataloader_pin_memory"),
+    "flag_grad_accumulation": ("grad_accum_steps", "gradient_accumulation_steps", "accumulate_grad_batches",
+                               "grad_accumulation", "accum_iter"),
+    "flag_log_interval": ("log_interval", "logging_steps", "log_every_n_steps", "print_freq", "log_freq"),
+}
+
+
+def where(site: Optional[str], cwd: str) -> Optional[str]:
+    """"file.py:line" relative to the run's folder (absolute outside it); None stays None."""
+    if not site or ":" not in site:
+        return None
+    cell = describe_site(site)
+    if cell != site:
+        return cell  # a notebook's cell: "cell 6, line 4"
+    path, line = site.rsplit(":", 1)
+    if cwd and os.path.isabs(path):
+        relative = os.path.relpath(path, cwd)
+        if not relative.startswith(".."):
+            path = relative
+    return f"{path}:{line}"
+
+
+def _flag(record: RunRecord, dests: tuple[str, ...]) -> Optional[str]:
+    by_dest = {f.dest: f for f in record.settings.cli_flags}
+    for dest in dests:
+        flag = by_dest.get(dest)
+        if flag is not None and flag.options:
+            long = [o for o in flag.options if o.startswith("--")]
+            return (long or list(flag.options))[0]
+    return None
+
+
+def _precision(name: str, settings: dict[str, str]) -> Optional[str]:
+    if name == "lightning":
+        return settings.get("precision")
+    if name == "transformers":
+        if settings.get("bf16") == "True":
+            return "bf16"
+        return "fp16" if settings.get("fp16") == "True" else ("no" if "bf16" in settings else None)
+    return settings.get("mixed_precision")
+
+
+def _integer(text: Optional[str]) -> Optional[int]:
+    try:
+        return int(text) if text is not None else None
+    except ValueError:
+        return None
+
+
+# Records made before the probe read the loop's frames: the frameworks whose files in the profile leave
+# no doubt (a Hugging Face Trainer runs on accelerate, so accelerate's files alone say nothing).
+_FILES_OF = (("/lightning/pytorch/", "lightning"), ("/pytorch_lightning/", "lightning"),
+             ("/transformers/trainer.py", "transformers"))
+
+
+def _inferred(record: RunRecord) -> Optional[FrameworkInfo]:
+    files = [f.file for f in record.hotspots.main] + [d.created_at or "" for d in record.settings.dataloaders]
+    for fragment, name in _FILES_OF:
+        if any(fragment in path.replace("\\", "/") for path in files):
+            return FrameworkInfo(name=name)
+    return None
+
+
+def _framework_facts(record: RunRecord, cwd: str) -> dict[str, object]:
+    fw = record.settings.framework
+    if fw is None:
+        fw = _inferred(record)
+        if fw is None:
+            return {}
+    name = fw.name or "pytorch"
+    s = fw.settings
+    out: dict[str, object] = {
+        "framework": name,
+        "framework_name": _NAMES.get(name, name),
+        "framework_version": fw.version,
+        "framework_entry_at": where(fw.entry_at, cwd),
+        "framework_config_at": where(fw.config_at, cwd),
+        "framework_config_call": fw.config_call,
+        "framework_precision": _precision(name, s),
+        "framework_log_every": _integer(s.get("log_every_n_steps") or s.get("logging_steps")),
+    }
+    if name == "lightning":
+        out["framework_progress_bar"] = s.get("progress_bar")
+    elif name == "transformers":
+        out["framework_progress_bar"] = "off" if s.get("disable_tqdm") == "True" else "tqdm"
+        out["hf_group_by_length"] = ('train_sampling_strategy="group_by_length"' if "train_sampling_strategy" in s
+                                     else "group_by_length=True")
+    for hook in ("configure_optimizers", "train_dataloader", "training_step"):
+        out[f"{hook}_at"] = where(fw.hooks.get(hook), cwd)
+    return out
+
+
+def compute(record: RunRecord) -> dict[str, object]:
+    s = record.settings
+    cwd = record.invocation.cwd
+    loader = training_loader(record)
+    models = sorted(s.models, key=lambda m: m.train_calls, reverse=True)
+    out: dict[str, object] = {
+        "loop_at": where(s.loop_at, cwd),
+        "loader_at": where(loader.built_at, cwd) if loader is not None else None,
+        "loader_built_by": loader.built_by if loader is not None else None,
+        "optimizer_at": where(s.optimizers[0].built_at, cwd) if s.optimizers else None,
+        "optimizer_built_by": s.optimizers[0].built_by if s.optimizers else None,
+        "scheduler_at": where(s.schedulers[0].built_at, cwd) if s.schedulers else None,
+        "model_at": where(models[0].built_at, cwd) if models else None,
+    }
+    out.update(_framework_facts(record, cwd))
+    for fact, dests in _FLAGS.items():
+        out[fact] = _flag(record, dests)
+    return out

@@ -1,0 +1,333 @@
+"""Where the user's objects were made, where the loop is, and which framework drives it.
+
+Advice is only useful where the user can act on it: the line that built the DataLoader, the
+``TrainingArguments(...)`` a Hugging Face Trainer reads, the ``for`` statement of the loop. The
+constructors of DataLoader, optimizers, LR schedulers and modules are wrapped to note the line that
+called them (the user's own line when one is on the stack), and the frames on the stack at the first
+optimizer step tell which library runs the loop (its module names) and where the user handed it over.
+Everything here runs once per object or once per run, never per step, and never raises.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import sys
+import weakref
+from typing import Any, Callable, Optional
+
+from ..record import CliFlag, FrameworkInfo
+from .sourcelines import enclosing_loop, first_call
+
+__all__ = ["SiteBook", "FlagBook", "UserCode", "site", "built_site", "detect_framework", "FRAMEWORK_PACKAGES"]
+
+_OWN_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+_TORCH_PARTS = (os.sep + "torch" + os.sep,)
+
+# Module-name prefixes of the libraries that run a training loop for the user, most specific first:
+# a Hugging Face Trainer runs on accelerate, so its frames decide before accelerate's.
+FRAMEWORK_PACKAGES: tuple[tuple[str, str], ...] = (
+    ("transformers.trainer", "transformers"),
+    ("lightning.pytorch.", "lightning"),
+    ("pytorch_lightning.", "lightning"),
+    ("lightning.fabric.", "fabric"),
+    ("lightning_fabric.", "fabric"),
+    ("accelerate.", "accelerate"),
+    ("timm.", "timm"),
+    ("ignite.", "ignite"),
+    ("fastai.", "fastai"),
+)
+# The package whose __version__ is the framework's version.
+_VERSION_OF = {"transformers": "transformers", "accelerate": "accelerate", "timm": "timm", "ignite": "ignite",
+               "fastai": "fastai"}
+# The call that holds each framework's settings, as the user writes it.
+_CONFIG_CALLS = {
+    "transformers": ("TrainingArguments", "Seq2SeqTrainingArguments"),
+    "lightning": ("Trainer",),
+    "accelerate": ("Accelerator",),
+    "fabric": ("Fabric",),
+}
+_MAX_FLAGS = 200
+
+
+def site(frame: Any) -> str:
+    return f"{frame.f_code.co_filename}:{frame.f_lineno}"
+
+
+def _module(frame: Any) -> str:
+    name = frame.f_globals.get("__name__")
+    return name if isinstance(name, str) else ""
+
+
+class UserCode:
+    """Tells the script's own files from libraries: under the script's folder or the working folder,
+    outside site-packages, the standard library and trainprobe itself."""
+
+    def __init__(self, dirs: tuple[str, ...]) -> None:
+        self.dirs = tuple(os.path.abspath(d).rstrip(os.sep) + os.sep for d in dirs if d)
+        self._cache: dict[str, bool] = {}
+
+    def __call__(self, path: str) -> bool:
+        known = self._cache.get(path)
+        if known is None:
+            known = self._cache[path] = self._judge(path)
+        return known
+
+    def _judge(self, path: str) -> bool:
+        if not path or path == "~" or path.startswith("<") or "site-packages" in path or os.sep + "lib" + os.sep + "python" in path:
+            return False
+        full = os.path.abspath(path)
+        return not full.startswith(_OWN_DIR) and any(full.startswith(d) for d in self.dirs)
+
+
+def _skipped(frame: Any) -> bool:
+    path = frame.f_code.co_filename
+    return path.startswith(_OWN_DIR) or any(part in path for part in _TORCH_PARTS)
+
+
+def built_site(frame: Any, obj: Any, is_user: UserCode) -> tuple[Optional[str], Optional[str]]:
+    """(the user's line that built ``obj``, the library module that called the constructor when the user's
+    code did not), from the frame that called the wrapped ``__init__``: the chain of ``__init__`` frames
+    of ``obj`` itself (a subclass's super().__init__()) and torch's frames are skipped."""
+    while frame is not None and (_skipped(frame) or (frame.f_code.co_name == "__init__"
+                                                     and frame.f_locals.get("self") is obj)):
+        frame = frame.f_back
+    first = user = frame
+    while user is not None and not is_user(user.f_code.co_filename):
+        user = user.f_back
+    if first is None:
+        return None, None
+    by = None if first is user else (_module(first) or None)
+    return site(user or first), by
+
+
+class SiteBook:
+    """The construction sites of the objects the script built, by object (weakly)."""
+
+    def __init__(self, is_user: UserCode) -> None:
+        self.is_user = is_user
+        self._sites: dict[int, tuple[Any, Optional[str], Optional[str]]] = {}
+
+    def note(self, obj: Any, frame: Any) -> None:
+        try:
+            key = id(obj)
+            ref = weakref.ref(obj, lambda _r, k=key, book=self._sites: book.pop(k, None))
+            self._sites[key] = (ref, *built_site(frame, obj, self.is_user))
+        except Exception:  # pylint: disable=broad-except  # an object without weak references: no site
+            pass
+
+    def of(self, obj: Any) -> tuple[Optional[str], Optional[str]]:
+        entry = self._sites.get(id(obj))
+        if entry is None or entry[0]() is not obj:
+            return None, None
+        return entry[1], entry[2]
+
+    def wrap_init(self, cls: type) -> Callable:
+        """A replacement for ``cls.__init__`` that notes where each instance was built."""
+        original = cls.__init__
+        book = self
+
+        def __init__(obj, *args, **kwargs):
+            book.note(obj, sys._getframe(1))
+            return original(obj, *args, **kwargs)
+
+        __init__.__wrapped__ = original  # inspect.signature sees the original's
+        return __init__
+
+
+def _version(name: str) -> Optional[str]:
+    package = _VERSION_OF.get(name)
+    if name == "lightning":
+        package = "lightning" if "lightning" in sys.modules else "pytorch_lightning"
+    elif name == "fabric":
+        package = "lightning" if "lightning" in sys.modules else "lightning_fabric"
+    version = getattr(sys.modules.get(package or ""), "__version__", None)
+    return str(version) if version is not None else None
+
+
+def _frames(frame: Any) -> list[Any]:
+    out = []
+    while frame is not None:
+        out.append(frame)
+        frame = frame.f_back
+    return out
+
+
+def detect_framework(frame: Any, is_user: UserCode, built_by: tuple[Optional[str], ...] = ()
+                     ) -> tuple[FrameworkInfo, Optional[str]]:
+    """The framework that drives the loop whose frames are ``frame`` and outward (at its first
+    optimizer step), and the loop's line: (info, "file:line" of the loop). ``built_by`` are the
+    modules that built the run's objects (a timm script builds its loader and model with timm)."""
+    frames = _frames(frame)
+    found = None
+    for prefix, name in FRAMEWORK_PACKAGES:
+        outermost = None
+        for index, f in enumerate(frames):
+            if _module(f).startswith(prefix) or _module(f) == prefix.rstrip("."):
+                outermost = index
+        if outermost is not None:
+            found = (name, outermost)
+            break
+    users = [i for i, f in enumerate(frames) if is_user(f.f_code.co_filename)]
+    if found is None:
+        name = next((n for by in built_by if by for prefix, n in FRAMEWORK_PACKAGES
+                     if by.startswith(prefix) and n == "timm"), "")
+        return FrameworkInfo(name=name, version=_version(name) if name else None), _loop_line(frames, users)
+    name, outermost = found
+    entry = next((frames[i] for i in users if i > outermost), None)  # the user's call into it
+    info = FrameworkInfo(
+        name=name, version=_version(name), driver=_module(frames[outermost]),
+        entry_at=site(entry) if entry is not None else None,
+        settings=_settings(name, frames), hooks=_hooks(name, frames),
+    )
+    config = _config_site(name, entry, is_user)
+    if config is not None:
+        info = dataclasses.replace(info, config_call=config[1], config_at=config[0])
+    # The framework's own loop holds the user's code (a Lightning training_step); the user's line that
+    # started it is the loop's line the user can see.
+    return info, info.entry_at if name in ("transformers", "lightning") else _loop_line(frames, users)
+
+
+def _loop_line(frames: list[Any], users: list[int]) -> Optional[str]:
+    """The innermost user frame's enclosing for/while statement (else the frame's own line)."""
+    if not users:
+        return None
+    frame = frames[users[0]]
+    path = frame.f_code.co_filename
+    line = enclosing_loop(path, frame.f_lineno)
+    return f"{path}:{line if line is not None else frame.f_lineno}"
+
+
+def _config_site(name: str, entry: Any, is_user: UserCode) -> Optional[tuple[str, str]]:
+    calls = _CONFIG_CALLS.get(name)
+    if not calls:
+        return None
+    paths = []
+    if entry is not None:
+        paths.append(entry.f_code.co_filename)
+    main = getattr(sys.modules.get("__main__"), "__file__", None)
+    if isinstance(main, str) and is_user(main):
+        paths.append(main)
+    for path in dict.fromkeys(paths):
+        hit = first_call(path, calls)
+        if hit is not None:
+            return f"{path}:{hit[0]}", hit[1]
+    return None
+
+
+def _self_of(frames: list[Any], prefix: str, class_name: Optional[str] = None) -> Any:
+    for f in frames:
+        if _module(f).startswith(prefix):
+            obj = f.f_locals.get("self")
+            if obj is not None and (class_name is None or any(c.__name__ == class_name for c in type(obj).__mro__)):
+                return obj
+    return None
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else repr(value)
+
+
+_HF_ARGS = ("dataloader_num_workers", "dataloader_pin_memory", "dataloader_persistent_workers",
+            "dataloader_prefetch_factor", "bf16", "fp16", "tf32", "torch_compile", "gradient_accumulation_steps",
+            "gradient_checkpointing", "group_by_length", "per_device_train_batch_size", "logging_steps", "optim",
+            "disable_tqdm", "train_sampling_strategy")
+
+
+def _settings(name: str, frames: list[Any]) -> dict[str, str]:
+    """The framework's settings that trainprobe's advice names, read from its live objects."""
+    try:
+        if name == "transformers":
+            trainer = _self_of(frames, "transformers.trainer", "Trainer")
+            args = getattr(trainer, "args", None)
+            return {k: _text(getattr(args, k)) for k in _HF_ARGS if hasattr(args, k)}
+        if name == "lightning":
+            trainer = _lightning_trainer(frames)
+            if trainer is None:
+                return {}
+            bar = getattr(trainer, "progress_bar_callback", None)
+            out = {"precision": _text(getattr(trainer, "precision", None)),
+                   "accumulate_grad_batches": _text(getattr(trainer, "accumulate_grad_batches", None)),
+                   "log_every_n_steps": _text(getattr(trainer, "log_every_n_steps", None)),
+                   "progress_bar": type(bar).__name__ if bar is not None else "off"}
+            if bar is not None and hasattr(bar, "refresh_rate"):
+                out["progress_bar_refresh_rate"] = _text(bar.refresh_rate)
+            return out
+        if name == "accelerate":
+            # At accelerator.backward() the Accelerator is on the stack, at optimizer.step() its wrapper.
+            owner = _self_of(frames, "accelerate.", "Accelerator") or _self_of(frames, "accelerate.",
+                                                                                "AcceleratedOptimizer")
+            state = getattr(owner, "state", None) or getattr(owner, "accelerator_state", None)
+            out = {}
+            if state is not None:
+                out["mixed_precision"] = _text(getattr(state, "mixed_precision", None))
+            steps = getattr(getattr(owner, "gradient_state", None), "num_steps", None)
+            if steps is not None:
+                out["gradient_accumulation_steps"] = _text(steps)
+            return out
+    except Exception:  # pylint: disable=broad-except  # a framework version that looks otherwise
+        return {}
+    return {}
+
+
+def _lightning_trainer(frames: list[Any]) -> Any:
+    for f in frames:
+        if _module(f).startswith(("lightning.pytorch.", "pytorch_lightning.")):
+            obj = f.f_locals.get("self")
+            trainer = obj if type(obj).__name__ == "Trainer" else getattr(obj, "trainer", None)
+            if trainer is not None and type(trainer).__name__ == "Trainer":
+                return trainer
+    return None
+
+
+# The user's methods a framework calls, where the advice sends them.
+_LIGHTNING_HOOKS = ("configure_optimizers", "train_dataloader", "training_step", "validation_step")
+
+
+def _hooks(name: str, frames: list[Any]) -> dict[str, str]:
+    if name != "lightning":
+        return {}
+    try:
+        trainer = _lightning_trainer(frames)
+        owners = [getattr(trainer, "lightning_module", None), getattr(trainer, "datamodule", None)]
+        out = {}
+        for owner in owners:
+            for hook in _LIGHTNING_HOOKS:
+                code = getattr(getattr(type(owner), hook, None), "__code__", None)
+                if code is not None and hook not in out and "site-packages" not in code.co_filename:
+                    out[hook] = f"{code.co_filename}:{code.co_firstlineno}"
+        return out
+    except Exception:  # pylint: disable=broad-except
+        return {}
+
+
+class FlagBook:
+    """The command-line options the script's argparse parsers declared, with their parsed values."""
+
+    def __init__(self) -> None:
+        self.flags: dict[tuple[str, ...], CliFlag] = {}
+
+    def note(self, parser: argparse.ArgumentParser, namespace: Any) -> None:
+        try:
+            for action in parser._actions:  # pylint: disable=protected-access
+                if not action.option_strings or len(self.flags) >= _MAX_FLAGS or action.dest == "help":
+                    continue
+                value = getattr(namespace, action.dest, None)
+                self.flags[tuple(action.option_strings)] = CliFlag(
+                    options=tuple(action.option_strings), dest=action.dest,
+                    value=None if value is None else _text(value)[:80])
+        except Exception:  # pylint: disable=broad-except
+            pass
+
+    def wrap(self, original: Callable) -> Callable:
+        book = self
+
+        def parse_known_args(parser, *args, **kwargs):
+            result = original(parser, *args, **kwargs)
+            if isinstance(result, tuple) and result:
+                book.note(parser, result[0])
+            return result
+
+        parse_known_args.__wrapped__ = original
+        return parse_known_args
