@@ -21,6 +21,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
 import flop_accuracy  # noqa: E402  (benchmarks/flop_accuracy.py: the models and their analytic counts)
 
+from trainprobe.probe.census import Census  # noqa: E402
+
 torch.manual_seed(0)
 
 
