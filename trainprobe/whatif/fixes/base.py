@@ -7,6 +7,10 @@ A :class:`Fix` says everything about one fix in one place:
 * when it is not worth trying: ``gpu_only`` (it only speeds up GPU work) and
   ``needs_workers`` (a DataLoader setting refused without workers);
 * ``numerics``: it changes the math a little, so the what-if shows the loss beside the speed;
+* ``memory``: it is a memory fix (it costs time to save memory), so its trials, and their baselines, run the
+  counting step and the what-if reports each one's peak memory beside its speed;
+* ``companions``: other fixes that answer the same finding and are measured beside it (a memory finding
+  gets activation checkpointing and gradient accumulation, each measured on its own);
 * how it is applied in the script's process (``injector``, an :class:`Injector` subclass), or,
   when it cannot be applied at run time, why not and ``by_hand``: how to try it yourself.
 
@@ -97,6 +101,8 @@ class Fix:
     gpu_only: str = ""  # why it only helps a run that used a GPU ("" when it helps any run)
     needs_workers: bool = False  # a DataLoader setting that needs num_workers > 0
     numerics: bool = False  # changes the math a little: show the loss beside the speed
+    memory: bool = False  # saves memory (at a cost in time): measure the peak memory beside the speed
+    companions: tuple[str, ...] = ()  # other fixes measured beside this one for the same finding
     not_injected_because: str = ""  # why a fix trainprobe knows is not applied at run time
     by_hand: str = GENERIC_BY_HAND  # how to try it yourself
     order: int = 50  # injectors act in this order (num_workers first: others read its value)
