@@ -84,7 +84,6 @@ UNPLANTED = {
     "gpu-throttling": "needs a hot or power-capped GPU",
     "low-power-at-high-utilization": "needs a GPU whose clocks or power are held down",
     "single-gpu-of-many": "needs a machine with two or more GPUs",
-    "memory-near-limit": "needs a run at the GPU's memory limit",
 }
 
 

@@ -5,7 +5,8 @@
 Runs each item below with ``trainprobe diagnose --json`` (its own folder under ``--out``: the run
 record, the profiler window's trace ``profile.pt.trace.json.gz``, the report), then prints one
 table: verdict, step time, achieved FLOP/s, the peak it is held against and MFU, and the
-findings. The whole campaign fits in about 8 minutes (``--seconds-per-run`` bounds each run).
+findings. The whole campaign fits in about 8 minutes (``--seconds-per-run`` bounds each run; 12 runs of at
+most 35 s by default).
 Afterwards commit the folder's ``*/run.json`` and ``*/profile.pt.trace.json.gz`` under
 ``tests/data/runs/gpu/`` and put the table in the README with the commit and the GPU.
 
@@ -47,6 +48,14 @@ ITEMS = (
     Item("near_peak", "near_peak_matmul.py", (), "large bf16 matmuls: must come out near the datasheet peak"),
     Item("clean_mlp", "clean_mlp.py", (), "the clean control: bf16, TF32, fused AdamW"),
     Item("channels_last", "amp_without_channels_last.py", (), "convolutions under AMP in NCHW"),
+    # Memory: a real CUDA out-of-memory (GPT-2-small held to 16 GB of the card dies at its long batch; the
+    # finding should name accumulation with numbers), a card run near full, a leak, room for a 4x batch.
+    Item("cuda_oom", "transformer_out_of_memory.py", (), "a real CUDA OOM at the long batch: the fix that fits"),
+    Item("near_full_card", "transformer_out_of_memory.py",
+         ("--long-share", "0", "--gpu-memory-gb", "80", "--batch-size", "224"),
+         "a card run at 90-97% of its memory (tune --batch-size on the card)"),
+    Item("memory_leak", "leaking_metrics.py", (), "logits kept every step: memory-grows-each-step"),
+    Item("room_for_4x", "big_model_small_batch.py", (), "a small batch on a card with room: the batch that fits"),
 )
 
 
@@ -95,7 +104,7 @@ def _row(item: Item, summary: dict, wall: float) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=Path("gpu-campaign"))
-    parser.add_argument("--seconds-per-run", type=float, default=45.0)
+    parser.add_argument("--seconds-per-run", type=float, default=35.0)
     parser.add_argument("--dry-run", action="store_true", help="print what would run, run nothing")
     args = parser.parse_args(argv)
     gpu = cuda_gpu()

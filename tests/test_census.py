@@ -21,6 +21,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
 import flop_accuracy  # noqa: E402  (benchmarks/flop_accuracy.py: the models and their analytic counts)
 
+from trainprobe.probe.census import Census  # noqa: E402
+
 torch.manual_seed(0)
 
 
@@ -78,3 +80,71 @@ def test_a_loop_that_keeps_every_steps_graph_is_seen_growing_and_a_clean_one_is_
     site = max(leak["memory"]["retained_sites"], key=leak["memory"]["retained_sites"].get)
     assert site.startswith(__file__)  # named by the line of the user's code that made them
     assert clean["memory"]["retained_per_step"] == 0
+
+
+class _Tagger(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.body = nn.Sequential(nn.Linear(64, 256), nn.Tanh())
+        self.head = nn.Linear(256, 1000)
+
+    def forward(self, x):
+        return self.head(self.body(x))  # the line that makes the logits
+
+
+def test_kept_outputs_are_named_by_the_line_that_made_them_and_the_loop_line_that_called_the_model():
+    """Outputs kept in a list after their backward: one tensor a step (the logits), made in the model's forward,
+    called from the loop; backward freed their graph, so nothing else stays."""
+    model, x = _Tagger(), torch.randn(16, 64)
+    kept: list[torch.Tensor] = []
+
+    def keep(m):
+        out = m(x)  # the loop's call
+        kept.append(out)
+        return out.pow(2).mean()
+
+    result, _ = _count(model, keep, steps=2)
+    memory = result["memory"]
+    assert memory["retained_per_step"] == 16 * 1000 * 4 and memory["retained_storages"] == 1
+    assert memory["retained_phases"] == {"forward": 16 * 1000 * 4}
+    (site,) = memory["retained_sites"]
+    (caller,) = memory["retained_callers"]
+    source = open(__file__, encoding="utf-8").read().splitlines()
+    assert site.startswith(__file__) and "the line that makes the logits" in source[int(site.rsplit(":", 1)[1]) - 1]
+    assert caller.startswith(__file__) and "the loop's call" in source[int(caller.rsplit(":", 1)[1]) - 1]
+
+
+def test_a_forward_that_never_gets_a_backward_leaves_its_whole_graph():
+    model, x = _Tagger(), torch.randn(16, 64)
+    kept: list[torch.Tensor] = []
+
+    def monitor(m):
+        kept.append(m(x[:4]))  # no backward ever runs on these: their saved tensors stay
+        return m(x).pow(2).mean()
+
+    result, _ = _count(model, monitor, steps=2)
+    # The output, and what the graph saved for a backward that never comes (tanh keeps its result).
+    assert result["memory"]["retained_storages"] == 2
+    assert result["memory"]["retained_per_step"] == 4 * (256 + 1000) * 4
+
+
+def test_the_counted_input_and_the_process_memory_are_recorded():
+    model = nn.Sequential(nn.Linear(32, 32))
+    phase = ["data_wait"]
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    census = Census(phase=lambda: phase[0], steps=1)
+    census.start(0, [model], [opt])
+    x = torch.randn(8, 32)
+    census.note_input(x)
+    census.note_input(torch.randn(2, 32))  # a later forward of the same step: the first one is the counted input
+    phase[0] = "forward"
+    loss = model(x).sum()
+    phase[0] = "backward"
+    loss.backward()
+    census.boundary(samples=8, duration=0.01)
+    census.stop()
+    memory = census.result()["memory"]
+    assert (memory["input_shape"], memory["input_elements"]) == ("8x32", 256)
+    # /proc/self/status on Linux (the probe's platform): resident <= data segment <= address space, all non-zero.
+    assert 0 < memory["resident_at_start"] <= memory["address_space_at_start"]
+    assert 0 < memory["data_at_start"] <= memory["address_space_at_start"]

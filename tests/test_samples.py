@@ -62,10 +62,10 @@ def test_header_parses_and_names_valid_rules(path):
 
 def test_every_rule_that_can_fire_on_a_cpu_is_planted_for_a_cpu_run():
     planted = {i for p in SAMPLE_PATHS for i in accuracy.read_header(p)["findings"]["cpu"]}
-    # model-on-cpu-with-gpu-available needs a GPU to exist, memory-near-limit a GPU's memory limit;
-    # outside-cpu-load needs other programs' load, which a script's own processes cannot plant.
-    # The job rules need several ranks under torchrun: their planted jobs are tests/data/jobs/.
-    not_plantable = {"model-on-cpu-with-gpu-available", "memory-near-limit", "outside-cpu-load",
+    # model-on-cpu-with-gpu-available needs a GPU to exist; outside-cpu-load needs other programs' load,
+    # which a script's own processes cannot plant. The job rules need several ranks under torchrun: their
+    # planted jobs are tests/data/jobs/.
+    not_plantable = {"model-on-cpu-with-gpu-available", "outside-cpu-load",
                      "straggler-rank", "work-on-rank-0-alone", "ddp-find-unused-parameters",
                      "distributed-sampler-missing"}
     cpu_rules = {i for i, r in RULES.items() if not r["gpu_only"]} - not_plantable

@@ -112,6 +112,8 @@ class Trial(JsonMixin):
     losses: tuple[float, ...] = ()  # per backward in the measured window
     fixes_applied: tuple[str, ...] = ()  # what the child says took effect
     fix_details: tuple[str, ...] = ()
+    memory_peak: Optional[int] = None  # bytes: the counted step's peak (a GPU: the allocator's peak allocated)
+    oom: bool = False  # the trial ran out of memory (after measuring its steps: they still count)
 
     @property
     def ok(self) -> bool:

@@ -56,7 +56,18 @@ class MemoryCensus(JsonMixin):
     batch: Optional[int] = None  # bytes of the batch the loop fetched
     retained_per_step: Optional[int] = None  # bytes made in a step and still alive a step later (not grads, state)
     retained_sites: dict[str, int] = field(default_factory=dict)  # "file.py:line" -> those bytes, where they were made
+    retained_callers: dict[str, int] = field(default_factory=dict)  # the user's line that called into torch to make them
+    retained_phases: dict[str, int] = field(default_factory=dict)  # step phase they were made in -> bytes
+    retained_storages: Optional[int] = None  # how many storages (one kept tensor, or a whole graph's)
     blocks: tuple[BlockMemory, ...] = ()
+    input_shape: Optional[str] = None  # the counted step's first training input: "16x128"
+    input_elements: Optional[int] = None
+    # This process's memory when the count began, as the kernel counts it for each kind of limit: resident
+    # (RAM, a cgroup), data segment (ulimit -d) and address space (ulimit -v). Less the tensors followed then,
+    # what the process needs besides its tensors (Python, libraries, the allocators' caches).
+    resident_at_start: Optional[int] = None
+    data_at_start: Optional[int] = None
+    address_space_at_start: Optional[int] = None
 
 
 @dataclass(frozen=True)
@@ -77,3 +88,8 @@ class Memory(JsonMixin):
     limit_source: Optional[str] = None  # "GPU memory", "cgroup memory.max", "RAM"...
     free_at_start: Optional[int] = None  # of it, free when the run started (other programs' use left out)
     failed_request: Optional[int] = None  # bytes the allocation that ran out of memory asked for (from its error)
+    # The largest first input a training forward saw (elements), streamed as it grows: the longest batch of a
+    # variable-length run, often the one that ran out of memory.
+    largest_input_shape: Optional[str] = None
+    largest_input_elements: Optional[int] = None
+    largest_input_step: Optional[int] = None  # the step it came in

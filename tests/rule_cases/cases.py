@@ -17,8 +17,8 @@ from trainprobe.record import RunRecord
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import recorded  # noqa: E402  (tests/recorded.py: recorded data, read once per session)
 
-from .records import (GIB, cpu_record, gpu_record, with_compute, with_cpu_wait, with_env, with_gpu, with_hotspots,
-                      with_samples_per_step,
+from .records import (GIB, MIB, cpu_record, gpu_record, with_compute, with_cpu_wait, with_env, with_gpu, with_hotspots,
+                      with_memory, with_samples_per_step,
                       with_host, with_loader, with_model, with_optimizer, with_outcome,
                       with_profiler, with_settings, with_steps, with_workers)
 
@@ -362,6 +362,27 @@ def _oom_no_steps() -> RunRecord:
                         exception_type="torch.OutOfMemoryError")
 
 
+def counted_cpu_step(**census) -> RunRecord:
+    """The CPU run's counted step (batch 64, SGD with momentum): 6 MiB persist (parameters, gradients, momentum),
+    the step peaks at 100 MiB in the forward; on a machine with 20 GiB free of 24 GiB RAM, the process itself
+    taking 500 MiB. ``census`` changes any MemoryCensus field."""
+    fields = dict(samples=64, parameters=2 * MIB, parameters_by_dtype={"fp32": 2 * MIB}, buffers=0,
+                  gradients=2 * MIB, optimizer_state=2 * MIB, at_step_start=6 * MIB, step_peak=100 * MIB,
+                  peak_phase="backward", activation_peak=100 * MIB, saved_activations=80 * MIB,
+                  retained_per_step=0, input_shape="64x3x32x32", input_elements=64 * 3 * 32 * 32,
+                  resident_at_start=506 * MIB, data_at_start=800 * MIB, address_space_at_start=3 * GIB)
+    fields.update(census)
+    return with_memory(cpu_record(), fields, limit=24 * GIB, limit_source="RAM", free_at_start=20 * GIB)
+
+
+def _leak(retained: int, storages: int) -> RunRecord:
+    """Each step leaves ``retained`` bytes in ``storages`` tensors, made in the forward at the model's output
+    line, called from the loop."""
+    return counted_cpu_step(retained_per_step=retained, retained_storages=storages,
+                            retained_sites={"train.py:31": retained}, retained_callers={"train.py:88": retained},
+                            retained_phases={"forward": retained})
+
+
 def _job(name: str) -> RunRecord:
     """A recorded 2-rank torchrun job (tests/data/jobs/NAME/run.json), one object per session."""
     from pathlib import Path
@@ -467,6 +488,8 @@ CASES: dict[str, RuleCase] = {
     "low-power-at-high-utilization": RuleCase(lambda: _power(180.0), lambda: _power(560.0),
                                               "info"),
     "memory-near-limit": RuleCase(_oom_no_steps, lambda: _memory(60.0), "critical"),
+    # 8 MiB of logits kept every step (8% of the step's peak) against a loss tensor kept (4 bytes).
+    "memory-grows-each-step": RuleCase(lambda: _leak(8 * MIB, 1), lambda: _leak(4, 1), "warning"),
     "data-parallel-instead-of-ddp": RuleCase(lambda: _two_gpus(2, dp=True),
                                              lambda: _two_gpus(1), "warning"),
     "single-gpu-of-many": RuleCase(lambda: _two_gpus(1), lambda: _two_gpus(2, dp=False),

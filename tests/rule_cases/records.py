@@ -22,9 +22,10 @@ from trainprobe.record import (
 __all__ = ["gpu_record", "cpu_record", "with_steps", "with_loader", "with_settings",
            "with_model", "with_optimizer", "with_profiler", "with_gpu", "with_env",
            "with_host", "with_workers", "with_hotspots", "with_outcome", "with_compute", "with_samples_per_step",
-           "GIB"]
+           "with_memory", "GIB", "MIB"]
 
 GIB = 1024 ** 3
+MIB = 1024 ** 2
 N_STEPS = 20
 WARMUP = 3
 
@@ -285,3 +286,15 @@ def with_compute(record: RunRecord, flops: float, samples: int, peak: float, dty
 
 def with_samples_per_step(record: RunRecord, samples: int) -> RunRecord:
     return replace(record, steps=tuple(replace(s, samples=samples) for s in record.steps))
+
+
+def with_memory(record: RunRecord, census: Optional[dict] = None, **memory) -> RunRecord:
+    """A counted step's memory (``census``: MemoryCensus fields; available, on the record's device unless given)
+    and the run's limits (``memory``: Memory fields such as limit, limit_source, free_at_start)."""
+    from trainprobe.record import Memory, MemoryCensus
+    base = record.memory if record.memory is not None else Memory()
+    if census is not None:
+        fields = {"availability": Availability(True), "device": "cuda" if record.settings.cuda_used else "cpu",
+                  "steps": 2, **census}
+        base = replace(base, census=MemoryCensus(**fields))
+    return replace(record, memory=replace(base, **memory))

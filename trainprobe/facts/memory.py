@@ -9,14 +9,23 @@ parameters, gradients and optimizer state are in place: an estimate whose base t
 states (the counted step's batch). A run that ran out of memory before its first step still gets
 the parameters (read from the model when it was first called) and, for the optimizers whose state
 is known per parameter, their state.
+
+On a CPU the step's tensors share the limit with the rest of the process (Python, libraries, the
+allocator's caches: half a gigabyte for torch alone), so the room they have is the free memory less
+that overhead, measured when the count began as the kernel counts it for the limit in force
+(resident memory, the data segment for ``ulimit -d``, the address space for ``ulimit -v``). A run
+whose inputs vary in size (variable-length batches) is judged at the largest input it saw, with
+the counted activations scaled by the input's elements: the assumption is said where it is used.
+The fixes for a run that ran out of memory, each with what it saves, are in ``memory_fixes``.
 """
 
 from __future__ import annotations
 
 from typing import Optional
 
-from ..record import RunRecord
+from ..record import PHASE_CENSUS, RunRecord
 from ._stats import ratio
+from .memory_fixes import FIX_FACTS, FIT_MARGIN, savings
 
 __all__ = ["FAMILY", "FACTS", "compute", "OPTIMIZER_STATE_PER_PARAMETER"]
 
@@ -48,7 +57,12 @@ FACTS = {
                                       "step's samples."),
     "memory_optimizer_peak": ("bytes", "The peak during the optimizer's update (its temporaries come on top of "
                               "what persists, whatever the batch)."),
-    "memory_batch_samples": ("count", "Samples in the counted step (the base of the per-sample figures)."),
+    "memory_batch_samples": ("count", "Samples in one batch of the counted step (the base of the per-sample "
+                             "figures): the micro-batch where the script accumulates gradients."),
+    "memory_effective_batch": ("count", "Samples per update in the counted step (memory_batch_samples times "
+                               "memory_micro_batches)."),
+    "memory_micro_batches": ("count", "DataLoader batches in the counted step: more than 1 where the script already "
+                             "accumulates gradients."),
     "memory_limit": ("bytes", "Memory the run may use: the GPU's, else the tightest of the cgroup limit, "
                      "ulimit -v and the RAM."),
     "memory_limit_source": ("text", "What sets memory_limit."),
@@ -70,13 +84,41 @@ FACTS = {
                                   "allocator's cache and fragmentation."),
     "memory_failed_request": ("bytes", "What the allocation that ran out of memory asked for (from its error)."),
     "checkpoint_blocks": ("text", "The repeated blocks activation checkpointing would wrap: 'container (N × Type)'."),
+    "checkpoint_container": ("text", "The container of those blocks in the model ('blocks', 'transformer.h'): what "
+                             "--verify's activation checkpointing wraps."),
     "checkpoint_block_count": ("count", "How many of them."),
     "checkpoint_saved_activations": ("bytes", "What their forwards keep for backward."),
     "checkpoint_saving": ("bytes", "What checkpointing them would save: their kept activations less their inputs, "
                           "which checkpointing keeps."),
+    "memory_overhead": ("bytes", "On a CPU, the process's memory besides its tensors when the count began (Python, "
+                        "libraries, allocator caches), as the limit in force counts it: resident memory, the data "
+                        "segment (ulimit -d) or the address space (ulimit -v)."),
+    "memory_room": ("bytes", "Memory the step's tensors may use: memory_free_at_start less memory_overhead, less a "
+                    "tenth for the allocator's rounding and the framework."),
+    "memory_counted_input": ("text", "Shape of the counted step's first training input ('16x128')."),
+    "memory_largest_input": ("text", "Shape of the largest first input a training forward saw (by elements): the "
+                             "longest batch of a variable-length run."),
+    "memory_largest_input_step": ("count", "The step the largest input came in."),
+    "memory_input_scale": ("x", "memory_largest_input's elements over memory_counted_input's (1: the counted step "
+                           "had the largest input)."),
+    "memory_activations_at_largest_input": ("bytes", "The counted step's activations (its peak outside the "
+                                            "optimizer less what persists) scaled by memory_input_scale: assumes "
+                                            "activations grow in proportion to the input's elements."),
+    "memory_peak_at_largest_input": ("bytes", "The step's estimated peak at the largest input: what persists plus "
+                                     "memory_activations_at_largest_input (at least the counted peak)."),
+    "memory_growth_share": ("share", "memory_growth_per_step over the counted step's peak."),
+    "memory_growth_call_site": ("text", "The user's line that called into torch to make most of what outlived its "
+                                "step ('file:line': the loop's model(x)), when it differs from memory_growth_site."),
+    "memory_growth_phase": ("text", "The step phase most of what outlived its step was made in (forward, backward, "
+                            "other...)."),
+    "memory_growth_storages": ("count", "How many tensor storages a step left behind: one or two for kept outputs, "
+                               "many for a kept autograd graph."),
+    "memory_steps_to_fill": ("count", "Steps until memory_growth_per_step fills memory_room, from the counted "
+                             "step's peak."),
+    **FIX_FACTS,
 }
 
-_FIT_MARGIN = 0.9  # leave a tenth of the free memory to the allocator's rounding and the framework
+_FIT_MARGIN = FIT_MARGIN
 
 
 def _slope(xs: list[float], ys: list[float]) -> Optional[float]:
@@ -122,24 +164,102 @@ def _checkpointing(record: RunRecord) -> dict[str, object]:
         return {}
     best = max(blocks, key=lambda b: b.saved)
     return {"checkpoint_blocks": f"{best.container} ({best.count} × {best.block_type})",
+            "checkpoint_container": best.container,
             "checkpoint_block_count": best.count, "checkpoint_saved_activations": best.saved,
             "checkpoint_saving": max(0, best.saved - best.inputs)}
 
 
+def _number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _overhead(record: RunRecord) -> Optional[int]:
+    """On a CPU, the process's memory besides its tensors when the count began, as the limit counts it."""
+    from ..probe.memory import LIMIT_MEASURES
+
+    census = record.memory.census
+    if census.device != "cpu" or census.at_step_start is None:
+        return None
+    measure = LIMIT_MEASURES.get(record.memory.limit_source or "", "resident")
+    figure = {"resident": census.resident_at_start, "data": census.data_at_start,
+              "address_space": census.address_space_at_start}.get(measure)
+    return max(0, figure - census.at_step_start) if figure is not None else None
+
+
+def _room(out: dict[str, object]) -> Optional[int]:
+    free = out.get("memory_free_at_start")
+    if not _number(free):
+        return None
+    overhead = out.get("memory_overhead")
+    left = free - (overhead if _number(overhead) else 0)  # type: ignore[operator]
+    return max(0, int(left * _FIT_MARGIN))
+
+
 def _fits(out: dict[str, object]) -> dict[str, object]:
-    free, fixed = out.get("memory_free_at_start"), out.get("memory_persistent")
+    room, fixed = out.get("memory_room"), out.get("memory_persistent")
     per, batch = out.get("memory_activations_per_sample"), out.get("memory_batch_samples")
-    if not all(isinstance(v, (int, float)) and v > 0 for v in (free, fixed, per, batch)):
+    if not all(_number(v) and v > 0 for v in (room, fixed, per, batch)):  # type: ignore[operator]
         return {}
-    room = free * _FIT_MARGIN - fixed  # type: ignore[operator]
+    left = room - fixed  # type: ignore[operator]
     optimizer = out.get("memory_optimizer_peak")
-    if isinstance(optimizer, (int, float)) and optimizer > free * _FIT_MARGIN:  # type: ignore[operator]
-        room = 0  # the update alone does not fit, whatever the batch
-    largest = int(room // per) if room > 0 else 0  # type: ignore[operator]
+    if _number(optimizer) and optimizer > room:  # type: ignore[operator]
+        left = 0  # the update alone does not fit, whatever the batch
+    largest = int(left // per) if left > 0 else 0  # type: ignore[operator]
     peak = fixed + largest * per if largest else None  # type: ignore[operator]
-    if peak is not None and isinstance(optimizer, (int, float)):
+    if peak is not None and _number(optimizer):
         peak = max(peak, optimizer)
     return {"memory_largest_batch": largest, "memory_largest_batch_peak": peak}
+
+
+def _largest_input(record: RunRecord, out: dict[str, object]) -> dict[str, object]:
+    """The counted activations scaled to the largest input the run saw (by its elements)."""
+    memory, census = record.memory, record.memory.census
+    result: dict[str, object] = {"memory_counted_input": census.input_shape,
+                                 "memory_largest_input": memory.largest_input_shape,
+                                 "memory_largest_input_step": memory.largest_input_step}
+    fixed, per, samples = out.get("memory_persistent"), out.get("memory_activations_per_sample"), \
+        out.get("memory_batch_samples")
+    if not (_number(fixed) and _number(per) and samples):
+        return result
+    scale = 1.0
+    if census.input_elements and memory.largest_input_elements:
+        scale = max(1.0, memory.largest_input_elements / census.input_elements)
+    activations = per * samples * scale  # type: ignore[operator]
+    peak = max(fixed + activations, out.get("memory_step_peak") or 0)  # type: ignore[operator]
+    result.update({"memory_input_scale": scale if census.input_elements and memory.largest_input_elements else None,
+                   "memory_activations_at_largest_input": int(activations),
+                   "memory_peak_at_largest_input": int(peak)})
+    return result
+
+
+def _growth(record: RunRecord, out: dict[str, object], slope: Optional[float]) -> dict[str, object]:
+    memory, census = record.memory, record.memory.census
+    growth = census.retained_per_step
+    if isinstance(slope, (int, float)) and out.get("memory_growth_steps", 0) >= len(memory.device_steps.step) // 2:
+        growth = max(growth or 0, int(slope))
+    peak = census.step_peak or out.get("gpu_allocated_peak")  # a GPU run without a counted step: the allocator's
+    result: dict[str, object] = {"memory_growth_per_step": growth,
+                                 "memory_growth_share": ratio(growth, peak),  # type: ignore[arg-type]
+                                 "memory_growth_storages": census.retained_storages}
+    if census.retained_sites:
+        result["memory_growth_site"] = max(census.retained_sites, key=census.retained_sites.get)  # type: ignore[arg-type]
+    if census.retained_callers:
+        caller = max(census.retained_callers, key=census.retained_callers.get)  # type: ignore[arg-type]
+        if caller != result.get("memory_growth_site"):
+            result["memory_growth_call_site"] = caller
+    if census.retained_phases:
+        result["memory_growth_phase"] = max(census.retained_phases, key=census.retained_phases.get)  # type: ignore[arg-type]
+    room = out.get("memory_room")
+    if growth and _number(room) and _number(peak):
+        result["memory_steps_to_fill"] = max(0, int((room - peak) // growth))  # type: ignore[operator]
+    return result
+
+
+def _micro_batches(record: RunRecord) -> int:
+    """DataLoader batches in a counted step: more than one where the script accumulates gradients, and the
+    activations then are those of one micro-batch (they are freed by each backward)."""
+    counted = sorted(s.batches for s in record.steps if s.phase == PHASE_CENSUS and s.batches)
+    return max(1, counted[len(counted) // 2]) if counted else 1
 
 
 def compute(record: RunRecord) -> dict[str, object]:
@@ -154,10 +274,16 @@ def compute(record: RunRecord) -> dict[str, object]:
         out["memory_unknown_reason"] = census.availability.reason or \
             "this record was made before trainprobe counted memory"
         out.update(_before_first_step(record))
+        out["memory_room"] = _room(out)
+        if memory.device_steps.step:  # a GPU's allocator still tells growth between steps
+            out.update(_growth(record, out, slope))
+        out.update(savings(record, out))
         return out
     activations = None
     if census.step_peak is not None and census.at_step_start is not None:
         activations = max(0, census.step_peak - census.at_step_start)
+    micro_batches = _micro_batches(record)
+    samples = census.samples // micro_batches if census.samples else None  # what the activations are of
     out.update({
         "memory_unknown_reason": None, "memory_device": census.device,
         "memory_parameters": census.parameters, "memory_gradients": census.gradients,
@@ -165,21 +291,20 @@ def compute(record: RunRecord) -> dict[str, object]:
         "memory_buffers": census.buffers, "memory_persistent": census.at_step_start,
         "memory_step_peak": census.step_peak, "memory_peak_phase": census.peak_phase,
         "memory_activations": activations, "memory_saved_activations": census.saved_activations,
-        "memory_batch_samples": census.samples,
+        "memory_batch_samples": samples, "memory_effective_batch": census.samples,
+        "memory_micro_batches": micro_batches,
         "memory_activations_per_sample": ratio(max(0, census.activation_peak - census.at_step_start),
-                                               census.samples)
+                                               samples)  # type: ignore[arg-type]
         if census.activation_peak is not None and census.at_step_start is not None else None,
         "memory_optimizer_peak": census.step_peak if census.peak_phase == "optimizer" else None,
+        "memory_overhead": _overhead(record),
     })
+    out["memory_room"] = _room(out)
     peak = out.get("gpu_reserved_peak") or census.step_peak
     out["memory_peak_share"] = ratio(peak, memory.free_at_start)  # type: ignore[arg-type]
-    growth = census.retained_per_step
-    if isinstance(slope, (int, float)) and out.get("memory_growth_steps", 0) >= len(memory.device_steps.step) // 2:
-        growth = max(growth or 0, int(slope))
-    out["memory_growth_per_step"] = growth
-    if census.retained_sites:
-        out["memory_growth_site"] = max(census.retained_sites, key=census.retained_sites.get)  # type: ignore[arg-type]
+    out.update(_growth(record, out, slope))
     out.update(_checkpointing(record))
     out.update(_fits(out))
+    out.update(_largest_input(record, out))
+    out.update(savings(record, out))
     return out
-

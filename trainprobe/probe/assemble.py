@@ -57,6 +57,8 @@ class ChildReport:
     census: dict[str, Any] = dataclasses.field(default_factory=dict)  # the counting step's FlopCount and MemoryCensus
     peak: dict[str, Any] = dataclasses.field(default_factory=dict)  # the ceiling and the memory limit
     device_memory: list[list[int]] = dataclasses.field(default_factory=list)  # per steady step on a GPU
+    memory_limit: dict[str, Any] = dataclasses.field(default_factory=dict)  # read when the count began
+    largest_input: dict[str, Any] = dataclasses.field(default_factory=dict)  # the last (largest) one streamed
     started: bool = False
     script_ended: Optional[float] = None
 
@@ -115,6 +117,10 @@ def _apply(report: ChildReport, event: dict[str, Any]) -> None:
         report.census = event
     elif kind == "peak":
         report.peak = event
+    elif kind == "memory_limit":
+        report.memory_limit = event.get("limit") if isinstance(event.get("limit"), dict) else {}
+    elif kind == "largest_input":
+        report.largest_input = event
     elif kind == "device_memory":
         values = event.get("v")
         if isinstance(values, list) and len(values) == 4:
@@ -244,10 +250,13 @@ def _memory(child: ChildReport, samples: Samples, outcome: Outcome) -> Memory:
     rows = child.device_memory
     device_steps = DeviceMemorySteps(step=tuple(r[0] for r in rows), allocated_peak=tuple(r[1] for r in rows),
                                      reserved_peak=tuple(r[2] for r in rows), allocated_end=tuple(r[3] for r in rows))
-    limit = child.peak.get("limit") if isinstance(child.peak.get("limit"), dict) else {}
+    # The end's reading, else the one made when the count began (a run the kernel killed has no end).
+    limit = child.peak.get("limit") if isinstance(child.peak.get("limit"), dict) else child.memory_limit
+    largest = child.largest_input
     return Memory(census=census, device_steps=device_steps, limit=limit.get("limit"),
                   limit_source=limit.get("source"), free_at_start=free_at_start(samples, limit.get("limit")),
-                  failed_request=failed_request(outcome))
+                  failed_request=failed_request(outcome), largest_input_shape=largest.get("shape"),
+                  largest_input_elements=largest.get("elements"), largest_input_step=largest.get("step"))
 
 
 def free_at_start(samples: Samples, limit: Optional[int]) -> Optional[int]:
@@ -256,7 +265,8 @@ def free_at_start(samples: Samples, limit: Optional[int]) -> Optional[int]:
     for gpu in samples.gpus:
         used = next((u for u in gpu.mem_used if u is not None), None)
         if gpu.mem_total and used is not None:
-            return max(0, int(gpu.mem_total) - int(used))
+            free = max(0, int(gpu.mem_total) - int(used))
+            return min(free, int(limit)) if limit else free  # a process held to a fraction of the card
     available = samples.host.mem_available[0] if samples.host.mem_available else None
     if available is None:
         return None

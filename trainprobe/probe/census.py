@@ -30,7 +30,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_leaves
 
 from . import flops as flop_formulas
-from .storages import PERSISTENT, Born, StorageLedger, user_site
+from .storages import PERSISTENT, Born, StorageLedger, user_sites
 
 __all__ = ["Census", "census_blocked", "leave_inherited_mode"]
 
@@ -85,6 +85,15 @@ def _returns(func: Any) -> tuple[bool, bool]:
             pass
         known = _RETURNS[func] = (view, write)
     return known
+
+
+def _top(entries: list, key: Callable[[Born], str]) -> dict[str, int]:
+    """Bytes by ``key`` of the entries, the largest ``_MAX_SITES``."""
+    sums: dict[str, int] = {}
+    for e in entries:
+        k = key(e)
+        sums[k] = sums.get(k, 0) + e.nbytes
+    return dict(sorted(sums.items(), key=lambda kv: -kv[1])[:_MAX_SITES])
 
 
 class _OpRow:
@@ -180,12 +189,21 @@ class Census:
         self._block_saved: dict[int, int] = {}
         self.retained: Optional[int] = None
         self.retained_sites: dict[str, int] = {}
+        self.retained_callers: dict[str, int] = {}
+        self.retained_phases: dict[str, int] = {}
+        self.retained_storages: Optional[int] = None
+        self.input_shape: Optional[str] = None  # the counted step's first training input
+        self.input_elements: Optional[int] = None
+        self.process: dict[str, int] = {}  # this process's memory when the count began (probe/memory.py)
         self.error: Optional[str] = None
 
     # -- the window ---------------------------------------------------------------
     def start(self, step_index: int, models: list[Any], optimizers: list[Any]) -> None:
+        from .memory import process_memory
+
         self.first_step = step_index
         self.started = time.monotonic()
+        self.process = process_memory()
         self._follow_held(models, optimizers)
         self._find_blocks(models)
         self._install_module_hooks()
@@ -225,16 +243,21 @@ class Census:
         alive = [e for e in list(self.ledger.alive.values()) if e.category == "step" and e.step == 0]
         if self.step >= 2:  # made in the first counted step and still alive a whole step later
             self.retained = sum(e.nbytes for e in alive)
-            sites: dict[str, int] = {}
-            for e in alive:
-                key = e.site or "unknown"
-                sites[key] = sites.get(key, 0) + e.nbytes
-            top = sorted(sites.items(), key=lambda kv: -kv[1])[:_MAX_SITES]
-            self.retained_sites = dict(top)
+            self.retained_storages = len(alive)
+            self.retained_sites = _top(alive, lambda e: e.site or "unknown")
+            self.retained_callers = _top([e for e in alive if e.caller], lambda e: e.caller)
+            self.retained_phases = _top(alive, lambda e: e.phase)
 
     @property
     def counted_steps(self) -> int:
         return self.step
+
+    def note_input(self, first_input: Any) -> None:
+        """A training forward of the counted steps began with ``first_input``: the base of scaling the
+        counted activations to a larger input (the largest the run saw)."""
+        if self.input_elements is None and isinstance(first_input, torch.Tensor) and self.step == 0:
+            self.input_elements = int(first_input.numel())
+            self.input_shape = "x".join(str(d) for d in first_input.shape)
 
     # -- what the step holds ------------------------------------------------------------
     def _follow_held(self, models: list[Any], optimizers: list[Any]) -> None:
@@ -369,6 +392,7 @@ class Census:
 
     def _births(self, outputs: list[torch.Tensor], phase: str) -> None:
         site: Optional[str] = None
+        caller: Optional[str] = None
         block = self._block_stack[-1] if self._block_stack and phase == "forward" else None
         for t in outputs:
             try:
@@ -379,8 +403,9 @@ class Census:
             if not size or self.ledger.entry(storage) is not None:
                 continue
             if site is None:
-                site = user_site(4) or ""
-            if self.ledger.follow(storage, Born(size, self.step, phase, block, site or None)):
+                site, caller = user_sites(4)
+                site = site or ""
+            if self.ledger.follow(storage, Born(size, self.step, phase, block, site or None, caller)):
                 if phase == "data_wait":
                     self.batch = (self.batch or 0) + size if self.step == 0 else self.batch
         live = self.ledger.live
@@ -439,5 +464,9 @@ class Census:
             at_step_start=min(self.at_start) if self.at_start else None, step_peak=peak, peak_phase=peak_phase,
             activation_peak=self.activation_peak,
             saved_activations=self.saved, batch=self.batch, retained_per_step=self.retained,
-            retained_sites=dict(self.retained_sites), blocks=blocks)
+            retained_sites=dict(self.retained_sites), retained_callers=dict(self.retained_callers),
+            retained_phases=dict(self.retained_phases), retained_storages=self.retained_storages,
+            blocks=blocks, input_shape=self.input_shape, input_elements=self.input_elements,
+            resident_at_start=self.process.get("resident"), data_at_start=self.process.get("data"),
+            address_space_at_start=self.process.get("address_space"))
         return {"flops": flops.to_dict(), "memory": memory.to_dict()}

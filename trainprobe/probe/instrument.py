@@ -184,6 +184,7 @@ class Instrumentation:
         self._received = 0.0  # its seconds in ForkingPickler.loads during that wait
         self.census: Optional[Census] = None  # the counting step, while it runs (probe/census.py)
         self._census_done = False
+        self._largest_input = 0  # elements of the largest first input a training forward had (streamed as it grows)
         self._device_memory: Optional[DeviceMemoryReader] = DeviceMemoryReader() if self.cuda_available else None
 
     # -- installing ---------------------------------------------------------------
@@ -488,9 +489,11 @@ class Instrumentation:
         if self._depth != 1:
             return None
         stack = self.clock._stack
-        if stack and stack[0] == "data_wait":
+        if stack and stack[0] in ("data_wait", "backward"):
             # A module called while the DataLoader makes a batch in this process (num_workers=0):
             # torchvision's transforms (Resize, Normalize...) are modules. That is data loading.
+            # A module called inside backward: activation checkpointing recomputing a block's forward. That
+            # is the backward's work, not a new forward (nor a new model).
             return None
         training = module.training
         grad = torch.is_grad_enabled()
@@ -499,7 +502,13 @@ class Instrumentation:
         self.clock.enter(phase)
         self._top_phase.append(phase)
         reg = self.reg
-        reg.model_call(module, training, grad, args[0] if args else None)
+        first = args[0] if args else None
+        reg.model_call(module, training, grad, first)
+        if phase == "forward" and isinstance(first, torch.Tensor):
+            if self.census is not None:
+                self.census.note_input(first)
+            if first.numel() > self._largest_input:
+                self._note_largest_input(first)
         if phase == "forward" and _any_autocast():
             for device in self._autocast_devices:
                 if torch.is_autocast_enabled(device):
@@ -636,6 +645,21 @@ class Instrumentation:
             self._emit_census(None, f"the counting step could not start ({type(exc).__name__}: {exc})")
             return
         self.census = census
+        self._emit_memory_limit()
+
+    def _emit_memory_limit(self) -> None:
+        """The memory the run may use, now: a run the kernel ends out of memory never reaches the end
+        (where the peak's event says it again)."""
+        try:
+            self.sink.emit("memory_limit", limit=memory_limit(torch, cuda=self._uses_cuda()))
+        except Exception:  # pylint: disable=broad-except
+            pass
+
+    def _note_largest_input(self, first: Any) -> None:
+        """A training forward's input larger than any before: streamed (the run may die of it)."""
+        self._largest_input = int(first.numel())
+        self.sink.emit("largest_input", shape="x".join(str(d) for d in first.shape), elements=self._largest_input,
+                       step=self.clock.steps_emitted)
 
     def _stop_census(self) -> None:
         census, self.census = self.census, None

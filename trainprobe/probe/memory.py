@@ -5,7 +5,10 @@
   step) and what stays allocated. Reading them costs a few µs and no device sync.
 * ``memory_limit``: the bytes the run may use and how many were free when it started: the
   GPU's memory on a GPU run; on a CPU the tightest of the cgroup's limit, the address-space
-  rlimit and the machine's RAM.
+  rlimits (address space, ``ulimit -v``; data segment, ``ulimit -d``) and the machine's RAM.
+* ``process_memory``: this process's memory as each kind of limit counts it (resident for RAM and a
+  cgroup, the data segment for ``ulimit -d``, the address space for ``ulimit -v``): what the process
+  needs besides its tensors is this less the tensors alive (facts/memory.py).
 """
 
 from __future__ import annotations
@@ -13,7 +16,13 @@ from __future__ import annotations
 import os
 from typing import Any, Optional
 
-__all__ = ["DeviceMemoryReader", "memory_limit", "cgroup_memory_limit"]
+__all__ = ["DeviceMemoryReader", "memory_limit", "cgroup_memory_limit", "process_memory", "LIMIT_MEASURES"]
+
+
+ADDRESS_SPACE_LIMIT = "address-space limit (ulimit -v)"
+DATA_LIMIT = "data-segment limit (ulimit -d)"
+# Which of process_memory's figures each kind of limit counts (the rest: resident memory).
+LIMIT_MEASURES = {ADDRESS_SPACE_LIMIT: "address_space", DATA_LIMIT: "data"}
 
 
 class DeviceMemoryReader:
@@ -81,7 +90,11 @@ def memory_limit(torch: Any, cuda: bool) -> dict[str, Any]:
     started comes from the samplers' first readings: see probe/assemble.py.)"""
     if cuda:
         try:
-            _free, total = torch.cuda.mem_get_info(torch.cuda.current_device())
+            device = torch.cuda.current_device()
+            _free, total = torch.cuda.mem_get_info(device)
+            fraction = _memory_fraction(torch, device)
+            if fraction is not None and fraction < 1.0:  # torch.cuda.set_per_process_memory_fraction
+                return {"limit": int(total * fraction), "source": f"GPU memory × the process's fraction {fraction:g}"}
             return {"limit": int(total), "source": "GPU memory"}
         except Exception:  # pylint: disable=broad-except
             return {"limit": None, "source": None}
@@ -98,12 +111,50 @@ def memory_limit(torch: Any, cuda: bool) -> dict[str, Any]:
     try:
         import resource
 
-        soft, _hard = resource.getrlimit(resource.RLIMIT_AS)
-        if soft not in (resource.RLIM_INFINITY, -1) and soft > 0:
-            candidates.append((int(soft), "address-space limit (ulimit -v)"))
-    except (ImportError, OSError, ValueError):
+        for which, source in ((resource.RLIMIT_AS, ADDRESS_SPACE_LIMIT), (resource.RLIMIT_DATA, DATA_LIMIT)):
+            soft, _hard = resource.getrlimit(which)
+            if soft not in (resource.RLIM_INFINITY, -1) and soft > 0:
+                candidates.append((int(soft), source))
+    except (ImportError, OSError, ValueError, AttributeError):
         pass
     if not candidates:
         return {"limit": None, "source": None}
     limit, source = min(candidates)
     return {"limit": limit, "source": source}
+
+
+def _memory_fraction(torch: Any, device: int) -> Optional[float]:
+    getter = getattr(torch.cuda, "get_per_process_memory_fraction", None)
+    if getter is None:
+        return None
+    try:
+        return float(getter(device))
+    except Exception:  # pylint: disable=broad-except  # an allocator without the setting
+        return None
+
+
+_STATUS_KEYS = {"VmRSS": "resident", "VmData": "data", "VmSize": "address_space"}
+
+
+def process_memory() -> dict[str, int]:
+    """{"resident", "data", "address_space"}: this process's memory in bytes (Linux's /proc/self/status;
+    elsewhere psutil's resident and virtual sizes), {} when unreadable."""
+    out: dict[str, int] = {}
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as fh:
+            for line in fh:
+                key, _, rest = line.partition(":")
+                name = _STATUS_KEYS.get(key)
+                if name and rest.strip().endswith("kB"):
+                    out[name] = int(rest.split()[0]) * 1024
+        if out:
+            return out
+    except (OSError, ValueError):
+        pass
+    try:
+        import psutil
+
+        info = psutil.Process().memory_info()
+        return {"resident": int(info.rss), "address_space": int(info.vms)}
+    except Exception:  # pylint: disable=broad-except
+        return {}

@@ -18,7 +18,7 @@ import weakref
 from dataclasses import dataclass
 from typing import Callable, Optional
 
-__all__ = ["Born", "StorageLedger", "user_site"]
+__all__ = ["Born", "StorageLedger", "user_site", "user_sites"]
 
 PERSISTENT = -1  # the step of what the model and optimizers held before the count began
 
@@ -47,14 +47,23 @@ def _skipped_dirs() -> tuple[str, ...]:
 
 def user_site(depth: int = 2) -> Optional[str]:
     """"file:line" of the innermost frame outside torch and trainprobe, or None (a thread of torch's own)."""
+    return user_sites(depth + 1)[0]
+
+
+def user_sites(depth: int = 2) -> tuple[Optional[str], Optional[str]]:
+    """The innermost frame of the user's code on the stack ("file:line": a line of the model's forward)
+    and the user's line that called into torch to get there (the loop's ``model(x)``), or None for
+    either. A tensor made in ``forward`` and kept by the loop is named by both."""
     import os
 
     skipped = _skipped_dirs()
     try:
         frame = sys._getframe(depth)  # pylint: disable=protected-access
     except ValueError:
-        return None
+        return None, None
     cache: dict[str, bool] = {}
+    inner: Optional[str] = None
+    through_torch = False
     while frame is not None:
         name = frame.f_code.co_filename
         inside = cache.get(name)
@@ -62,9 +71,15 @@ def user_site(depth: int = 2) -> Optional[str]:
             real = os.path.realpath(name) if not name.startswith("<") else name
             inside = cache[name] = real.startswith(skipped) or name.startswith("<frozen")
         if not inside:
-            return f"{name}:{frame.f_lineno}"
+            here = f"{name}:{frame.f_lineno}"
+            if inner is None:
+                inner = here
+            elif through_torch:
+                return inner, here
+        elif inner is not None:
+            through_torch = True
         frame = frame.f_back
-    return None
+    return inner, None
 
 
 @dataclass
@@ -76,6 +91,7 @@ class Born:
     phase: str
     block: Optional[int] = None  # index into the ledger's blocks, for storages a block's forward made
     site: Optional[str] = None
+    caller: Optional[str] = None  # the user's line that called into torch on the way to ``site``
     category: str = "step"  # step | parameters | buffers | gradients | optimizer_state
 
 

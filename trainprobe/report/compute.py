@@ -154,7 +154,10 @@ def memory_section(record: RunRecord, diagnosis: Diagnosis) -> dict[str, Any]:
                        f"(batch of {display.number(facts.get('memory_batch_samples'))})"),
         ("Free at start", f"{display.nbytes(free)} of {display.nbytes(facts.get('memory_limit'))} "
                           f"({facts.get('memory_limit_source') or 'limit unknown'})"),
-        ("Largest batch that fits", display.number(facts.get("memory_largest_batch"))),
+        ("Largest batch that fits", display.number(facts.get("memory_largest_batch")) + (
+            f" (inputs like the counted {facts.get('memory_counted_input')})"
+            if isinstance(facts.get("memory_input_scale"), (int, float)) and facts["memory_input_scale"] > 1.05
+            else "")),
         ("Left behind per step", display.nbytes(facts.get("memory_growth_per_step"))),
     ]
     if facts.get("gpu_reserved_peak") is not None:
@@ -164,6 +167,7 @@ def memory_section(record: RunRecord, diagnosis: Diagnosis) -> dict[str, Any]:
     if facts.get("checkpoint_blocks"):
         figures.append(("Repeated blocks", f"{facts['checkpoint_blocks']}: keep "
                         f"{display.nbytes(facts.get('checkpoint_saved_activations'))} for backward"))
+    figures.extend(_room_figures(facts))
     return {
         "available": peak is not None,
         "reason": facts.get("memory_unknown_reason"),
@@ -175,4 +179,48 @@ def memory_section(record: RunRecord, diagnosis: Diagnosis) -> dict[str, Any]:
         "figures": figures,
         "peak_share": facts.get("memory_peak_share"), "peak_share_text": display.share(facts.get("memory_peak_share")),
         "growth_site": facts.get("memory_growth_site"),
+        "growth_call_site": facts.get("memory_growth_call_site"),
+        "need": _need(facts),
+        "savings": _savings(facts),
     }
+
+
+def _room_figures(facts: dict[str, Any]) -> list[tuple[str, str]]:
+    rows = []
+    room, overhead = facts.get("memory_room"), facts.get("memory_overhead")
+    if room is not None:
+        own = f" (after the process's own {display.nbytes(overhead)}, less a tenth)" if overhead is not None else \
+            " (less a tenth)"
+        rows.append(("Room for the step's tensors", display.nbytes(room) + own))
+    scale = facts.get("memory_input_scale")
+    if isinstance(scale, (int, float)) and scale > 1.05:
+        rows.append(("Largest input seen", f"{facts.get('memory_largest_input')} ({display.ratio(scale)} the counted "
+                     f"{facts.get('memory_counted_input')}): needs about "
+                     f"{display.nbytes(facts.get('memory_peak_at_largest_input'))} (estimated)"))
+    return rows
+
+
+def _need(facts: dict[str, Any]) -> Optional[dict[str, Any]]:
+    """The step's estimated need at the largest input against the room its tensors have (a bar past 100% when
+    it does not fit)."""
+    need, room = facts.get("memory_peak_at_largest_input"), facts.get("memory_room")
+    if not isinstance(need, (int, float)) or not isinstance(room, (int, float)) or room <= 0:
+        return None
+    share = need / room
+    return {"share": share, "width": min(1.0, share), "text": f"{display.nbytes(need)} of {display.nbytes(room)} "
+            f"({display.share(share)})", "over": share > 1.0}
+
+
+_SAVINGS = (("memory_saving_accumulation", "gradient accumulation"), ("memory_saving_checkpointing",
+            "activation checkpointing"), ("memory_saving_amp", "mixed precision (up to)"),
+            ("memory_saving_optimizer_state", "smaller optimizer state"),
+            ("memory_saving_inference_mode", "inference_mode for evaluation"),
+            ("memory_saving_set_to_none", "set_to_none gradients (up to)"))
+
+
+def _savings(facts: dict[str, Any]) -> list[dict[str, Any]]:
+    """What each fix would save, largest first, as a share of the step's need (the finding ranks them the same)."""
+    need = facts.get("memory_peak_at_largest_input") or facts.get("memory_step_peak")
+    rows = [(facts.get(name), label) for name, label in _SAVINGS if isinstance(facts.get(name), (int, float))]
+    return [{"label": label, "bytes": display.nbytes(value),
+             "share": min(1.0, value / need) if need else 0.0} for value, label in sorted(rows, key=lambda r: -r[0])]

@@ -124,7 +124,10 @@ def memory_object(facts: dict[str, Any]) -> dict[str, Any]:
     out = _figures(facts, _MEMORY)
     out.update({"activations_per_sample": facts.get("memory_activations_per_sample"),
                 "largest_batch": facts.get("memory_largest_batch"),
-                "limit_source": facts.get("memory_limit_source"), "free_at_start": facts.get("memory_free_at_start")})
+                "limit_source": facts.get("memory_limit_source"), "free_at_start": facts.get("memory_free_at_start"),
+                "room": facts.get("memory_room"), "peak_at_largest_input": facts.get("memory_peak_at_largest_input"),
+                "fix_savings": {name[len("memory_saving_"):]: value for name, value in facts.items()
+                                if name.startswith("memory_saving_") and value is not None}})
     return out
 
 

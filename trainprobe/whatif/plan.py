@@ -88,7 +88,8 @@ def plan_candidates(record: RunRecord, diagnosis: Diagnosis
                 status="not_run", text=f"not tried: {fix.id} needs DataLoader workers (num_workers > 0)")
             continue
         keys = []
-        for candidate in fix.candidates(ctx):
+        companions = [REGISTRY[c] for c in fix.companions if c in REGISTRY and REGISTRY[c].injectable]
+        for candidate in [c for f in (fix, *companions) for c in f.candidates(ctx)]:
             candidates.setdefault(candidate.key, candidate)
             keys.append(candidate.key)
         if keys:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 
+from .fixes import REGISTRY
 from .plan import COMBINED_PAIRS, Candidate, schedule
 from ..findings import Trial
 from .trials import Interval, baseline_noise, interval, is_measured_gain, pair_ratios, run_trial, trial_plan
@@ -56,6 +57,7 @@ class Session:
         self.start = time.monotonic()
         self.outcome = Outcome()
         self.planned = 1
+        self.memory = False  # memory fixes are measured: every trial runs the counting step
 
     # -- one trial --------------------------------------------------------------------
     def _left(self) -> float:
@@ -77,13 +79,15 @@ class Session:
         folder = self.out_dir / f"{index:02d}-{_slug(label)}"
         extra = _extra_seconds(fixes)
         max_seconds = min(_MAX_TRIAL_SECONDS + extra, max(_MIN_TRIAL_SECONDS + extra, self._left()))
-        plan = trial_plan(max_seconds=max_seconds)
+        plan = trial_plan(max_seconds=max_seconds, memory=self.memory)
         timeout = max_seconds + _HANG_GRACE  # only for a script that hangs: the window ends it before
         trial = run_trial(index, label, self.target, dict(fixes), folder, plan, timeout,
                           self.python, self.run_probe)
         self.outcome.trials.append(trial)
         if trial.ok:
-            self.progress(f"what-if: {label}: {trial.step_time * 1e3:.3g} ms/step over {trial.steps} steps")
+            memory = f", peak memory {trial.memory_peak / 2**20:,.0f} MiB" if self.memory and trial.memory_peak else ""
+            oom = ", then ran out of memory" if trial.oom else ""
+            self.progress(f"what-if: {label}: {trial.step_time * 1e3:.3g} ms/step over {trial.steps} steps{memory}{oom}")
         else:
             self.progress(f"what-if: {label}: no figure ({trial.reason})")
         return trial
@@ -91,6 +95,7 @@ class Session:
     # -- the whole what-if ------------------------------------------------------------
     def run(self, candidates: Sequence[Candidate]) -> Outcome:
         out = self.outcome
+        self.memory = any(REGISTRY[c.fix_id].memory for c in candidates if c.fix_id in REGISTRY)
         first = self._trial("baseline", {})
         if first is None or not first.ok:
             out.stopped = "interrupted" if first is not None and first.status == "interrupted" else \
@@ -170,6 +175,9 @@ def combined_fixes(candidates: Sequence[Candidate], results: dict, pairs: dict) 
     """
     best: dict[str, Candidate] = {}
     for c in candidates:
+        fix = REGISTRY.get(c.fix_id)
+        if fix is not None and fix.memory:
+            continue  # a memory fix trades time for memory: not part of the fastest combination
         result = results.get(c.key)
         if not is_measured_gain(result, pairs.get(c.key, ())):
             continue

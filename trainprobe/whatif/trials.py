@@ -55,12 +55,13 @@ MIN_STEADY_STEPS = 3  # a trial with fewer steady steps has no figure
 _MAX_LOSSES_KEPT = 200
 
 
-def trial_plan(max_seconds: Optional[float] = 60.0) -> WindowPlan:
-    """The window every trial runs: short, timed by steps and seconds, no profilers, no counting step."""
+def trial_plan(max_seconds: Optional[float] = 60.0, memory: bool = False) -> WindowPlan:
+    """The window every trial runs: short, timed by steps and seconds, no profilers; the counting step only
+    when memory fixes are measured (``memory``: every trial of the what-if then records its peak memory)."""
     return WindowPlan(
         warmup_steps=3, warmup_max_seconds=15.0, steady_min_steps=6, steady_seconds=3.0,
         steady_max_steps=200, steady_max_seconds=12.0, max_seconds=max_seconds,
-        profiler=False, cprofile=False, census=False,
+        profiler=False, cprofile=False, census=memory,
     )
 
 
@@ -108,10 +109,13 @@ def summarize_trial(index: int, label: str, fixes: dict, out_dir: Path, record: 
     base = dict(index=index, label=label, fixes=dict(fixes), out_dir=str(out_dir), wall=wall,
                 losses=losses, fixes_applied=applied, fix_details=details)
     status = record.outcome.status
+    base["memory_peak"] = _memory_peak(facts)
+    base["oom"] = bool(record.outcome.oom)
     if status == "interrupted":
         return Trial(status="interrupted", reason="interrupted with Ctrl-C", **base)
-    # A trial ended by its timeout still measured its steady steps; a crash did not end cleanly enough.
-    if status not in ("stopped", "completed", "timeout") or steps < MIN_STEADY_STEPS:
+    # A trial ended by its timeout still measured its steady steps; so did one that ran out of memory after
+    # them (a memory fix is tried on a script that does); another crash did not end cleanly enough.
+    if status not in ("stopped", "completed", "timeout") and not record.outcome.oom or steps < MIN_STEADY_STEPS:
         why = record.outcome.reason or status
         if status in ("stopped", "completed", "timeout"):
             why = f"only {steps} steady steps were measured ({why})"
@@ -133,6 +137,15 @@ def summarize_trial(index: int, label: str, fixes: dict, out_dir: Path, record: 
         epoch_start_step_time=facts.get("epoch_start_step_time"),  # type: ignore[arg-type]
         **base, **extra,
     )
+
+
+def _memory_peak(facts: dict) -> Optional[int]:
+    """The trial's peak memory: the CUDA allocator's peak over the steady steps, else the counted step's."""
+    for name in ("gpu_allocated_peak", "memory_step_peak"):
+        value = facts.get(name)
+        if isinstance(value, (int, float)) and value > 0:
+            return int(value)
+    return None
 
 
 _RECOMPILE_STORM = 8  # recompilations in one short trial: shapes change from step to step

@@ -138,6 +138,8 @@ def _verified(finding: Finding, decided: dict, answers: dict, candidates: Sequen
 
 def _verification(options: list[Candidate], outcome: Outcome, length: Optional["RunLength"] = None) -> Verification:
     tried = [c for c in options if outcome.pairs.get(c.key)]
+    if tried and any(REGISTRY[c.fix_id].memory for c in options if c.fix_id in REGISTRY):
+        return _memory_verification(tried, outcome)
     if not tried:
         if outcome.stopped:
             status = "failed" if outcome.stopped.startswith("the baseline") else "not_run"
@@ -184,6 +186,65 @@ def _verification(options: list[Candidate], outcome: Outcome, length: Optional["
     return Verification(status="measured" if gained else "no_gain", speedup=result.median, low=result.low,
                         high=result.high, n=result.n, text=text, loss_baseline=losses_base,
                         loss_fix=losses_fix)
+
+
+MEMORY_THRESHOLD = 0.95  # a memory fix "measured" when every pair's peak fell below this share of its baseline's
+
+
+def _memory_verification(tried: list[Candidate], outcome: Outcome) -> Verification:
+    """Memory fixes: each one's peak memory beside its speed (they save memory at a cost in time)."""
+    parts, best = [], None
+    for candidate in tried:
+        pairs = outcome.pairs[candidate.key]
+        good = [(b, f) for b, f in pairs if b.ok and f.ok]
+        if not good:
+            base, fix = pairs[-1]
+            parts.append(f"{candidate.key}: the trial failed: {fix.reason if not fix.ok else base.reason}")
+            continue
+        text, saved = _memory_text(candidate, good)
+        result = outcome.results.get(candidate.key)
+        if result is not None:
+            span = f"{_ratio(result.low)[:-1]}–{_ratio(result.high)[:-1]}× the baseline's speed, n={result.n}"
+            if result.low < 1.0 < result.high:
+                text += f"; step time within the run-to-run noise ({span})"
+            else:
+                faster = result.median >= 1.0
+                speed = _ratio(result.median if faster else 1 / result.median)
+                text += f"; steps {speed} {'faster' if faster else 'slower'} ({span})"
+        if not _acted(candidate, [f for _, f in good]):
+            text += f" (note: {candidate.fix_id} found nothing to change in this run)"
+        elif changes_numerics(candidate):
+            text += _loss_text(good[0][0].losses, good[0][1].losses)
+        parts.append(text)
+        if saved and (best is None or saved > best[1]):
+            best = (candidate, saved)
+    status = "measured" if best is not None else "no_gain"
+    lead = "measured: " if best is not None else "no measurable memory saving here: "
+    result = outcome.results.get(best[0].key) if best is not None else None
+    return Verification(status=status, speedup=result.median if result else None, low=result.low if result else None,
+                        high=result.high if result else None, n=result.n if result else 0,
+                        text=lead + "; ".join(parts))
+
+
+def _memory_text(candidate: Candidate, pairs: list[tuple[Trial, Trial]]) -> tuple[str, float]:
+    """"key: peak memory X with the fix, Y without (-Z%)" and the median share saved (0 unless every pair saved
+    more than 5%)."""
+    with_peaks = [(b.memory_peak, f.memory_peak) for b, f in pairs if b.memory_peak and f.memory_peak]
+    ooms = sum(1 for _, f in pairs if f.oom), sum(1 for b, _ in pairs if b.oom)
+    oom = (f"; ran out of memory in {ooms[0]} of {len(pairs)} trials with it, {ooms[1]} of {len(pairs)} without"
+           if any(ooms) else "")
+    if not with_peaks:
+        return f"{candidate.key}: peak memory not measured{oom}", 0.0
+    base = statistics.median(b for b, _ in with_peaks)
+    fix = statistics.median(f for _, f in with_peaks)
+    change = fix / base - 1
+    saved = -change if all(f < b * MEMORY_THRESHOLD for b, f in with_peaks) else 0.0
+    return (f"{candidate.key}: peak memory {_mib(fix)} with it, {_mib(base)} without ({change:+.0%}){oom}",
+            saved)
+
+
+def _mib(value: float) -> str:
+    return f"{value / 2**30:.2f} GiB" if value >= 2**30 else f"{value / 2**20:,.0f} MiB"
 
 
 def _acted(candidate: Candidate, fix_trials: list[Trial]) -> bool:

@@ -9,6 +9,10 @@ A :class:`Fix` says everything about one fix in one place:
 * ``numerics``: it changes the math a little, so the what-if shows the loss beside the speed;
 * ``per_sample``: it changes the samples per step (the batch size), so its gain is in samples per
   second, and ``caveat``: what its measurement leaves out, said beside the figure;
+* ``memory``: it is a memory fix (it costs time to save memory), so its trials, and their baselines, run the
+  counting step and the what-if reports each one's peak memory beside its speed;
+* ``companions``: other fixes that answer the same finding and are measured beside it (a memory finding
+  gets activation checkpointing and gradient accumulation, each measured on its own);
 * how it is applied in the script's process (``injector``, an :class:`Injector` subclass), or,
   when it cannot be applied at run time, why not and ``by_hand``: how to try it yourself.
 
@@ -102,6 +106,8 @@ class Fix:
     per_sample: bool = False  # changes the samples per step (the batch size): its gain is in samples/s
     caveat: str = ""  # what the measurement leaves out, said beside it ("the learning rate was not scaled")
     untried: str = "no other value to try here"  # why, when its plan finds no value to try on this run
+    memory: bool = False  # saves memory (at a cost in time): measure the peak memory beside the speed
+    companions: tuple[str, ...] = ()  # other fixes measured beside this one for the same finding
     not_injected_because: str = ""  # why a fix trainprobe knows is not applied at run time
     by_hand: str = GENERIC_BY_HAND  # how to try it yourself
     order: int = 50  # injectors act in this order (num_workers first: others read its value)

@@ -11,6 +11,7 @@ the what-if says so beside the figure.
 from __future__ import annotations
 
 from .base import Candidate, Fix, Injector, PlanContext
+from .loader_batch import scale_batch_size
 
 __all__ = ["FIX"]
 
@@ -27,10 +28,11 @@ class _LargerBatch(Injector):
 
     def loader_arguments(self, arguments: dict) -> None:
         current, target = (int(v) for v in self.value)
-        if arguments.get("batch_sampler") is not None or arguments.get("batch_size", 1) != current:
-            return  # not the training loader (or batches made by a sampler the script wrote)
-        arguments["batch_size"] = target
-        self.applier.applied(self.fix_id, f"batch_size={current}→{target} (learning rate not scaled)")
+        if arguments.get("batch_size", 1) != current:
+            return  # not the training loader (a validation loader with its own batch size, say)
+        detail = scale_batch_size(arguments, target / current)  # None: batches made by a batch_sampler
+        if detail:
+            self.applier.applied(self.fix_id, f"{detail} (learning rate not scaled)")
 
 
 FIX = Fix(id="larger_batch", what="a larger batch size (samples per step)", injector=_LargerBatch, plan=_plan,

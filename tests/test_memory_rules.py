@@ -1,0 +1,133 @@
+"""The memory findings read as they should: an out-of-memory run gets its breakdown and the fixes ranked by what
+they save, with the one that fits named; a leak gets its growth and lines; an underused device says which batch
+fits. Records are the rule cases' counted CPU step (tests/rule_cases/cases.py); expected figures are formatted
+here from the record's own numbers, as the report formats them."""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import replace
+
+from trainprobe import display
+from trainprobe.engine import diagnose
+from trainprobe.probe.memory import DATA_LIMIT
+from trainprobe.record import Memory, ModelInfo
+
+sys.path.insert(0, os.path.dirname(__file__))
+from rule_cases.cases import _leak, _small_batch, _thin_products, counted_cpu_step  # noqa: E402
+from rule_cases.records import GIB, MIB, gpu_record, with_memory, with_outcome, with_settings  # noqa: E402
+
+B = display.nbytes
+
+
+def _finding(record, rule_id):
+    found = {f.id: f for f in diagnose(record).findings}
+    assert rule_id in found, sorted(found)
+    return found[rule_id]
+
+
+def _out_of_memory(scale: float = 16.0, status: str = "failed"):
+    """The counted step (batch 64, 94 MiB of activations) under a 1 GiB data-segment limit, the process taking
+    794 MiB of it; the run died at an input ``scale`` times the counted one's elements."""
+    rec = counted_cpu_step(blocks=())
+    memory = replace(rec.memory, limit=GIB, limit_source=DATA_LIMIT, free_at_start=GIB,
+                     largest_input_shape="64x3x128x128", largest_input_step=40,
+                     largest_input_elements=int(rec.memory.census.input_elements * scale),
+                     failed_request=300 * MIB if status == "failed" else None)
+    rec = replace(rec, memory=memory)
+    return with_outcome(rec, status=status, oom=True, exception_type="RuntimeError" if status == "failed" else None)
+
+
+def test_an_out_of_memory_run_gets_its_breakdown_and_the_fix_that_fits_with_numbers():
+    f = _finding(_out_of_memory(), "memory-near-limit")
+    room = int((GIB - 794 * MIB) * 0.9)
+    need = 6 * MIB + 16 * 94 * MIB
+    assert f.severity == "critical"
+    assert f.title == f"the run ran out of memory: its step needs about {B(need)} where its tensors have {B(room)}"
+    assert f"the allocation that failed asked for {B(300 * MIB)}" in f.message
+    assert (f"parameters {B(2 * MIB)}, gradients {B(2 * MIB)}, optimizer state {B(2 * MIB)}, activations and "
+            f"temporaries {B(94 * MIB)}") in f.message
+    assert f"The largest input the run saw was 64x3x128x128 (step 40), {display.ratio(16.0)} the counted one's" in f.message
+    assert f"the process itself (Python, libraries, allocator caches) took {B(794 * MIB)}" in f.message
+    # 1504 MiB of activations at the largest input; 207 MiB of room less 6 persisting: 8 micro-batches of 8.
+    steps, micro = 8, 8
+    saving = 16 * 94 * MIB * (1 - micro / 64)
+    assert f.advice.startswith(f"Ranked by what they save at the step that needs about {B(need)}: (1) gradient "
+                               f"accumulation: batches of {micro} with {steps} accumulation steps keep the effective "
+                               f"batch of 64 and save about {B(saving)} (fits: estimated peak {B(need - saving)} "
+                               f"of {B(room)})")
+    assert "On its own, gradient accumulation (batches of 8, 8 steps) makes the step fit." in f.advice
+    amp = f.advice.split("mixed precision", 1)[1].split(";", 1)[0]
+    assert "up to about" in amp and "fits" not in amp  # an upper bound: never called a fit
+    assert "activation checkpointing" not in f.advice  # no repeated blocks were counted
+    assert f.fix_id == "grad_accumulation"
+
+
+def test_the_ranking_follows_the_savings():
+    f = _finding(_out_of_memory(), "memory-near-limit")
+    order = [f.advice.index(name) for name in ("gradient accumulation", "mixed precision", "8-bit optimizer state")]
+    assert order == sorted(order)
+
+
+def test_an_oom_kill_is_named_and_an_oom_the_counted_step_does_not_explain_says_so():
+    f = _finding(_out_of_memory(scale=1.0, status="killed"), "memory-near-limit")
+    assert "(killed by the operating system's OOM killer)" in f.message
+    assert "so the memory ran out elsewhere" in f.message
+    assert "fits" not in f.advice and "makes the step fit" not in f.advice
+    assert f.title == f"the run ran out of memory ({B(GIB)} {DATA_LIMIT})"
+
+
+def test_an_oom_before_the_first_step_gets_the_parameters_the_optimizers_state_and_the_device():
+    rec = with_settings(gpu_record(), models=(ModelInfo(type="GPT", params=124_000_000, param_bytes=496_000_000),))
+    rec = replace(rec, steps=(), memory=Memory(limit=16 * GIB, limit_source="GPU memory", free_at_start=15 * GIB))
+    rec = with_outcome(rec, status="failed", oom=True, exception_type="torch.OutOfMemoryError")
+    f = _finding(rec, "memory-near-limit")
+    assert (f"No step was counted before it ended: the parameters take {B(496_000_000)} and the optimizer's state "
+            f"about {B(992_000_000)} (estimated from its kind: AdamW keeps that many tensors per parameter), on "
+            f"{B(16 * GIB)} (GPU memory)") in f.message
+    assert f"8-bit optimizer state (bitsandbytes' AdamW8bit" in f.advice
+
+
+def test_a_leak_names_its_growth_and_lines_and_tells_kept_outputs_from_a_kept_graph():
+    outputs = _finding(_leak(8 * MIB, 1), "memory-grows-each-step")
+    assert outputs.title == f"memory grows by {B(8 * MIB)} every step (train.py:88)"
+    assert "in 1 tensor, made in the forward at train.py:31 (called from train.py:88)" in outputs.message
+    assert "A forward's output is kept" in outputs.message and "a running sum" in outputs.advice
+    room = int((20 * GIB - 500 * MIB) * 0.9)
+    assert f"is gone in about {(room - 100 * MIB) // (8 * MIB):,} steps" in outputs.message
+    graph = _finding(_leak(8 * MIB, 12), "memory-grows-each-step")
+    assert "in 12 tensors" in graph.message and "its autograd graph" in graph.message
+    assert graph.advice.startswith("Run forwards that need no gradient under torch.no_grad()")
+
+
+def test_a_step_that_leaves_nothing_behind_or_a_crumb_is_not_a_leak():
+    for retained in (0, 4, 512 * 1024):  # nothing, a kept loss, half a MiB
+        assert "memory-grows-each-step" not in {f.id for f in diagnose(_leak(retained, 1)).findings}
+
+
+def _counted_gpu(rec, samples: int):
+    return with_memory(rec, dict(samples=samples, at_step_start=2 * GIB, step_peak=5 * GIB, activation_peak=5 * GIB,
+                                 parameters=GIB // 4), limit=80 * GIB, limit_source="GPU memory",
+                       free_at_start=79 * GIB)
+
+
+def test_an_underused_gpu_says_which_batch_fits_and_its_estimated_peak():
+    f = _finding(_counted_gpu(_small_batch(20.0, 3.0), 16), "small-batch-underused-gpu")
+    per_sample = 3 * GIB / 16
+    assert (f"Memory has room: batch 64 fits, at an estimated peak of {B(2 * GIB + 64 * per_sample)} of "
+            f"{B(79 * GIB)} ({B(2 * GIB)} that persists plus {B(per_sample)} per sample, counted at batch 16)"
+            ) in f.message
+    assert "batch_size=64" in f.advice
+
+
+def test_low_mfu_says_which_batch_fits():
+    rec = _thin_products(16)
+    rec = counted_on(rec)
+    f = _finding(rec, "low-mfu-small-batch")
+    assert "batch 64 fits at an estimated peak of" in f.message and "counted at batch 64" in f.message
+
+
+def counted_on(rec):
+    counted = counted_cpu_step()
+    return replace(rec, memory=counted.memory)
