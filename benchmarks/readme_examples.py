@@ -57,10 +57,10 @@ EXAMPLES = (
             "trainprobe report tests/data/jobs/slow_rank/run.json -o job-report.html",
             ("tests/data/jobs/slow_rank",)),
     Example("compare", "docs/compare.md",
-            "trainprobe compare tests/data/runs/cifar_resnet_unoptimized.cpu.run.json "
-            "tests/data/runs/cifar_resnet_optimized.cpu.run.json --fail-if-slower 10",
-            ("tests/data/runs/cifar_resnet_unoptimized.cpu.run.json",
-             "tests/data/runs/cifar_resnet_optimized.cpu.run.json")),
+            "trainprobe compare tests/data/runs/compare/cifar_resnet_unoptimized.cpu.run.json "
+            "tests/data/runs/compare/cifar_resnet_optimized.cpu.run.json --fail-if-slower 10",
+            ("tests/data/runs/compare/cifar_resnet_unoptimized.cpu.run.json",
+             "tests/data/runs/compare/cifar_resnet_optimized.cpu.run.json")),
 )
 
 

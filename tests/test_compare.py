@@ -19,8 +19,8 @@ from trainprobe.facts.window import steady_steps
 from trainprobe.findings import Diagnosis, Trial, Verdict, WhatIf
 from trainprobe.record import RunRecord
 
-UNOPTIMIZED = RUNS_DIR / "cifar_resnet_unoptimized.cpu.run.json"
-OPTIMIZED = RUNS_DIR / "cifar_resnet_optimized.cpu.run.json"
+UNOPTIMIZED = RUNS_DIR / "compare" / "cifar_resnet_unoptimized.cpu.run.json"
+OPTIMIZED = RUNS_DIR / "compare" / "cifar_resnet_optimized.cpu.run.json"
 CRASH = RUNS_DIR / "crash_loop.cpu.run.json"
 
 

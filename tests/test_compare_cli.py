@@ -17,8 +17,8 @@ from trainprobe.compare import EXIT_SLOWER
 from trainprobe.engine import diagnose
 from trainprobe.record import RunRecord
 
-UNOPTIMIZED = RUNS_DIR / "cifar_resnet_unoptimized.cpu.run.json"
-OPTIMIZED = RUNS_DIR / "cifar_resnet_optimized.cpu.run.json"
+UNOPTIMIZED = RUNS_DIR / "compare" / "cifar_resnet_unoptimized.cpu.run.json"
+OPTIMIZED = RUNS_DIR / "compare" / "cifar_resnet_optimized.cpu.run.json"
 CRASH = RUNS_DIR / "crash_loop.cpu.run.json"
 
 _DIAGNOSES: dict[str, object] = {}

@@ -37,7 +37,7 @@ def _ranks(name: str) -> list[RankRun]:
 # --- the record: schema 2, and version 1 still loads ----------------------------------------------
 
 def test_a_version_1_record_still_loads_and_a_job_record_round_trips(tmp_path):
-    old = load_record(HERE / "data" / "runs" / "clean_mlp.cpu.run.json")
+    old = load_record(HERE / "data" / "runs" / "schema" / "clean_mlp.v1.run.json")
     assert old.schema_version == 1 and old.job is None and old.steps
     job = load_record(JOBS / "slow_rank" / "run.json")
     assert SCHEMA_VERSION == 2 and job.schema_version == 2
