@@ -19,21 +19,24 @@ from trainprobe.record import RunRecord
 def test_fitted_windows_fit_the_steps_with_a_margin(steps):
     plan = fitted_plan(WindowPlan(), steps)
     assert plan is not None
-    used = plan.warmup_steps + plan.steps + plan.profile_min_steps + plan.cprofile_min_steps
-    assert used == steps - 1
+    used = plan.warmup_steps + plan.census_steps + plan.steps + plan.profile_min_steps + plan.cprofile_min_steps
+    assert plan.census and used == steps - 1  # the counting steps after warm-up are steps too
     assert plan.steps >= MIN_STEADY_STEPS and plan.profile_min_steps >= 2 and plan.cprofile_min_steps >= 2
     assert plan.profile_max_steps == plan.profile_min_steps and plan.profile_seconds == 0
 
 
-@pytest.mark.parametrize("steps, steady, profiler, cprofile", [
-    (4, 3, False, False), (5, 3, True, False), (6, 3, True, True), (10, 7, True, True)])
-def test_a_run_too_short_for_the_usual_windows_gets_the_shortest_ones(steps, steady, profiler, cprofile):
-    """One warm-up step, at least FEWEST_STEPS steady steps, then a one-step window each while they fit."""
+@pytest.mark.parametrize("steps, steady, profiler, census, cprofile", [
+    (4, 3, False, False, False), (5, 3, True, False, False), (6, 3, True, True, False),
+    (7, 3, True, True, True), (10, 6, True, True, True)])
+def test_a_run_too_short_for_the_usual_windows_gets_the_shortest_ones(steps, steady, profiler, census, cprofile):
+    """One warm-up step, at least FEWEST_STEPS steady steps, then a one-step window each while they fit:
+    torch.profiler, one counting step, cProfile."""
     plan = fitted_plan(WindowPlan(), steps)
     assert plan is not None
-    assert (plan.warmup_steps, plan.steps, plan.profiler, plan.cprofile) == (1, steady, profiler, cprofile)
-    assert plan.warmup_steps + plan.steps + plan.profiler + plan.cprofile == steps
-    assert plan.profile_max_steps == plan.cprofile_max_steps == 1
+    assert (plan.warmup_steps, plan.steps, plan.profiler, plan.census, plan.cprofile) == \
+        (1, steady, profiler, census, cprofile)
+    assert plan.warmup_steps + plan.steps + plan.profiler + plan.census * plan.census_steps + plan.cprofile == steps
+    assert plan.profile_max_steps == plan.cprofile_max_steps == 1 and plan.census_steps == 1
 
 
 def test_too_few_steps_are_not_fitted():

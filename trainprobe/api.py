@@ -376,9 +376,10 @@ def _run_again(target: Sequence[str], options, plan: WindowPlan, first, progress
     windows = ", ".join(f"{name} {count if on else 'none'}" for name, on, count in (
         ("torch.profiler", plan.profiler, plan.profile_min_steps),
         ("cProfile", plan.cprofile, plan.cprofile_min_steps)))
+    counting = f"counting {plan.census_steps}, " if plan.census else ""
     note = (f"the script ended after {steps} steps in a first run, {before} (its record is {FIRST_RUN}/run.json); "
-            f"this is a second run with windows fitted to those steps: warm-up {plan.warmup_steps}, steady "
-            f"{plan.steps}, {windows}")
+            f"this is a second run with windows fitted to those steps: warm-up {plan.warmup_steps}, "
+            f"{counting}steady {plan.steps}, {windows}")
     # What the first run saw that the second did not (how the script ended by itself: the second run is
     # stopped by trainprobe once its windows are done) stays in the record.
     earlier = tuple(f"in the first run, {n}" for n in first.record.notes if n not in second.record.notes)

@@ -8,11 +8,13 @@ the findings that need them cannot speak. A script shorter than the warm-up
 many steps the script makes; the second one spreads the windows over them, and
 stops once they are done: it costs at most the script's own length.
 
-A run too short for the usual windows (about ``MIN_STEPS_TO_FIT`` steps or
-fewer) gets the shortest ones that still give a verdict: one warm-up step,
-at least ``FEWEST_STEPS`` steady steps, then a one-step torch.profiler window
-and a one-step cProfile window as far as the steps allow (facts/window.py
-says when so few steps are enough to judge from).
+The counting steps after warm-up (probe/census.py) take steps too: a fitted
+plan takes them from the steady window's share. A run too short for the usual
+windows (about ``MIN_STEPS_TO_FIT`` steps or fewer) gets the shortest ones that
+still give a verdict: one warm-up step, at least ``FEWEST_STEPS`` steady steps,
+then, as far as the steps allow, a one-step torch.profiler window, one counting
+step, and a one-step cProfile window (facts/window.py says when so few steps
+are enough to judge from).
 """
 
 from __future__ import annotations
@@ -63,7 +65,8 @@ def fitted_plan(plan: WindowPlan, steps: int) -> Optional[WindowPlan]:
     profiled = 3 if usable >= 20 else 2
     per_window = (profiled if plan.profiler else 0) + (profiled if plan.cprofile else 0)
     warmup = max(1, min(plan.warmup_steps, usable // 10))
-    steady = usable - warmup - per_window
+    census = plan.census_steps if plan.census else 0
+    steady = usable - warmup - per_window - census
     if steady < MIN_STEADY_STEPS:
         return _short_plan(plan, steps)
     unbounded = 1e9  # counted by steps, not seconds
@@ -74,12 +77,15 @@ def fitted_plan(plan: WindowPlan, steps: int) -> Optional[WindowPlan]:
 
 
 def _short_plan(plan: WindowPlan, steps: int) -> Optional[WindowPlan]:
-    """One warm-up step, then the steady steps, then one profiled step per window while at least
-    FEWEST_STEPS steady steps remain (the torch.profiler window first: its op split tells launch from
-    compute). No margin: a window open when the script ends is closed and kept (probe/instrument.py)."""
+    """One warm-up step, then the steady steps, then one step for each window while at least
+    FEWEST_STEPS steady steps remain: the torch.profiler window first (its op split tells launch from
+    compute), then one counting step (FLOPs and memory, without the leak check two would give), then
+    cProfile. No margin: a window open when the script ends is closed and kept (probe/instrument.py)."""
     steady = steps - 1
     profiler = plan.profiler and steady - 1 >= FEWEST_STEPS
     steady -= 1 if profiler else 0
+    census = plan.census and plan.census_steps > 0 and steady - 1 >= FEWEST_STEPS
+    steady -= 1 if census else 0
     cprofile = plan.cprofile and steady - 1 >= FEWEST_STEPS
     steady -= 1 if cprofile else 0
     if steady < FEWEST_STEPS:
@@ -87,7 +93,7 @@ def _short_plan(plan: WindowPlan, steps: int) -> Optional[WindowPlan]:
     unbounded = 1e9
     return dataclasses.replace(
         plan, warmup_steps=1, warmup_max_seconds=unbounded, steps=steady, steady_max_seconds=unbounded,
-        profiler=profiler, profile_min_steps=1, profile_max_steps=1, profile_seconds=0.0,
+        census=census, census_steps=1, profiler=profiler, profile_min_steps=1, profile_max_steps=1, profile_seconds=0.0,
         cprofile=cprofile, cprofile_min_steps=1, cprofile_max_steps=1, cprofile_seconds=0.0)
 
 
