@@ -42,10 +42,18 @@ def _template_line(exc: BaseException) -> Optional[int]:
     return line
 
 
+# One Missing per fact name (it holds nothing but the name): a diagnosis builds this context for
+# every resample of the steps.
+_MISSING: dict[str, Missing] = {}
+
+
 def fact_context(facts: dict[str, object]) -> dict[str, Any]:
     """The names an expression sees: every catalog fact, Missing where unknown."""
-    return {name: (Missing(name=name) if facts.get(name) is None else facts[name])
-            for name in FACT_CATALOG}
+    if len(_MISSING) != len(FACT_CATALOG):  # the catalog is complete once the fact families are imported
+        _MISSING.clear()
+        _MISSING.update({name: Missing(name=name) for name in FACT_CATALOG})
+    get = facts.get
+    return {name: (missing if (value := get(name)) is None else value) for name, missing in _MISSING.items()}
 
 
 def _number(expression, context: dict[str, Any]) -> Optional[float]:
@@ -84,7 +92,12 @@ def with_gain_interval(finding: Finding, interval: Optional[tuple[float, float]]
     A gain read from the profiling windows (not from the steady steps) does not move with them: it
     gets no interval rather than a point dressed up as one."""
     seconds = finding.gain.seconds_per_step
-    if interval is None or not seconds or interval[1] - interval[0] < 0.02 * seconds:
+    if interval is None or not seconds:
+        return finding
+    base = finding.gain.base
+    if base:  # the point's cap holds for its interval: no fix makes a step free
+        interval = (min(interval[0], seconds), min(interval[1], max(seconds, base * 0.95)))
+    if interval[1] - interval[0] < 0.02 * seconds:
         return finding
     gain = replace(finding.gain, low=interval[0], high=interval[1])
     return replace(finding, gain=replace(gain, text=gain_text(gain)))

@@ -53,16 +53,20 @@ class Stability:
     fired: dict[str, float] = dataclasses.field(default_factory=dict)  # finding id -> share of resamples it fired in
 
 
-def _resampled(record: RunRecord, rng: random.Random) -> RunRecord:
+def _resampler(record: RunRecord) -> Callable[[random.Random], RunRecord]:
+    """Draws of ``record`` with its steady steps resampled (the steps made ready once: a diagnosis
+    draws a hundred)."""
     steady = steady_steps(record)
-    drawn = [rng.choice(steady) for _ in steady]
     # Keep every other step (warm-up, validation, the windows) so facts about them do not move;
     # the drawn steps become the steady window. Warm-up steps counted as steady in a short run
     # (window.borrowed_warmup) are among the drawn, not kept a second time.
     chosen = set(map(id, steady))
     kept = [s for s in record.steps if s.phase != PHASE_STEADY and id(s) not in chosen]
-    drawn = [dataclasses.replace(s, phase=PHASE_STEADY, epoch_start=False) for s in drawn]
-    return dataclasses.replace(record, steps=tuple(kept + drawn))
+    ready = [dataclasses.replace(s, phase=PHASE_STEADY, epoch_start=False) for s in steady]
+
+    def draw(rng: random.Random) -> RunRecord:
+        return dataclasses.replace(record, steps=tuple(kept + [rng.choice(ready) for _ in ready]))
+    return draw
 
 
 def _percentile(values: list[float], q: float) -> Optional[float]:
@@ -84,8 +88,9 @@ def stability(record: RunRecord, values: dict[str, object], verdict: Verdict,
     categories: Counter[str] = Counter()
     shares = []
     gains: dict[str, list[float]] = {}
+    draw = _resampler(record)
     for _ in range(RESAMPLES):
-        again, findings = decide(recompute_step_facts(_resampled(record, rng), values))
+        again, findings = decide(recompute_step_facts(draw(rng), values))
         categories[again.category] += 1
         shares.append(again.breakdown.get(verdict.category, 0.0))
         for f in findings:
