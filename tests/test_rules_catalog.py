@@ -230,7 +230,20 @@ def _sample_meta(record: RunRecord):
     return None
 
 
-@pytest.mark.parametrize("path", RUNS, ids=lambda p: p.name)
+# Known misses on the development samples, kept failing on purpose (strict: the test fails once they
+# pass, and the entry must go). Each is counted in benchmarks/accuracy.py's precision as well.
+KNOWN_MISSES = {
+    # Re-recorded on a quiet machine (2026-11-25): the loop's handoff of each in-memory batch (1.25 ms)
+    # costs more than making it (0.68 ms), and the loop's own Python is 11% of a 4.6 ms step; both
+    # fire as warnings beside the planted restart. num_workers=0 may well be the better fix here (it
+    # removes the restarts too), but that is for a measured review, not for this change to decide.
+    "workers_restart_each_epoch.cpu.run.json": "worker-handoff-outweighs-batch and host-overhead-in-loop "
+                                                "fire as warnings beside the planted restart",
+}
+
+
+@pytest.mark.parametrize("path", [pytest.param(p, marks=pytest.mark.xfail(reason=KNOWN_MISSES[p.name], strict=True))
+                                  if p.name in KNOWN_MISSES else p for p in RUNS], ids=lambda p: p.name)
 def test_recorded_run_names_the_planted_bottleneck(path):
     record = recorded.load(path)
     meta = _sample_meta(record)
@@ -328,3 +341,17 @@ def test_a_model_run_through_forward_directly_is_compute_not_host_overhead():
     assert "host-overhead-in-loop" not in {f.id for f in result.findings}
     assert result.verdict.category == "compute"
     assert result.verdict.breakdown["compute"] > result.verdict.breakdown["host"]
+
+
+def test_memory_bound_work_that_compile_would_fuse_is_a_warning_on_a_gpu_and_information_on_a_cpu():
+    """On a GPU the memory-bound share predicts what fusing saves; on a CPU it did not (the rule's
+    cpu_min_memory_bound_share note), so there the same op mix is worth trying, not a diagnosis."""
+    from rule_cases.records import gpu_record, with_profiler, with_settings
+
+    kinds = {"conv": 0.040, "matmul": 0.004, "elementwise": 0.030, "normalization": 0.016, "reduction": 0.004}
+    found = {}
+    for name, record in (("gpu", gpu_record()), ("cpu", CASES["compile-would-fuse"].bad())):
+        record = with_settings(with_profiler(record, op_kinds=kinds, memory_bound_share=0.5), compiled=False)
+        found[name] = {f.id: f.severity for f in recorded.diagnosis_of(record).findings}
+    assert found == {"gpu": found["gpu"] | {"compile-would-fuse": "warning"},
+                     "cpu": found["cpu"] | {"compile-would-fuse": "info"}}

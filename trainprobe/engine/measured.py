@@ -6,7 +6,8 @@ run-to-run noise) gets the measured speed-up as its gain. One whose fix the what
 gain, with its estimate kept in the text for comparison: over two pairs or more, a median speed-up
 under the what-if's bar (``GAIN_THRESHOLD``), or every pair below the estimate. Findings the what-if
 could not try, tried only once, or measured too noisily to tell (a wide interval around a large
-median) keep their estimates. The findings are ranked again (engine/verdict.py: by the gain in
+median) keep their estimates. An information finding measured to pay is a warning (it was
+information only because its gain was an estimate). The findings are ranked again (engine/verdict.py: by the gain in
 samples per second) and the verdict made again from them, so the headline names the lever that was
 measured to pay, or, when every tried fix was disproved, the next finding or the class of the step.
 """
@@ -20,6 +21,7 @@ from .. import display
 from ..findings import Diagnosis, Finding, Gain, Verification
 from ..whatif.fixes import REGISTRY
 from ..whatif.trials import GAIN_THRESHOLD
+from .evaluate import SIGNIFICANT_GAIN
 from .stability import Stability
 from .verdict import make_verdict, rank_findings, with_stability
 
@@ -69,6 +71,17 @@ def measured_gain(finding: Finding, step_time: Optional[float]) -> Optional[Gain
                 text=f"no measurable gain with --verify: {display.ratio(v.speedup)} ({span(v)}){was}")
 
 
+def _severity(finding: Finding, gain: Gain) -> str:
+    """An information finding whose fix was measured to pay (at least SIGNIFICANT_GAIN of the step) is a
+    warning: it was information because its gain was only an estimate (cpu-bf16-not-used, a fix shown
+    as another's follow-up keeps its place)."""
+    if (finding.severity == "info" and not finding.after and gain.measured and gain.speedup
+            and gain.seconds_per_step is not None and gain.base
+            and gain.seconds_per_step >= SIGNIFICANT_GAIN * gain.base):
+        return "warning"
+    return finding.severity
+
+
 def with_measured_gains(diagnosis: Diagnosis) -> Diagnosis:
     """``diagnosis`` (with the what-if's verifications on its findings) with measured gains in place of
     the estimates they tested, ranked again, and its verdict made again from that ranking. The
@@ -80,7 +93,7 @@ def with_measured_gains(diagnosis: Diagnosis) -> Diagnosis:
     for f in diagnosis.findings:
         gain = measured_gain(f, step_time if isinstance(step_time, (int, float)) else None)
         if gain is not None and gain != f.gain:
-            f, changed = replace(f, gain=gain), True
+            f, changed = replace(f, gain=gain, severity=_severity(f, gain)), True
         findings.append(f)
     if not changed:
         return diagnosis
