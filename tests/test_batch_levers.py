@@ -111,11 +111,22 @@ def test_a_loader_that_waits_with_no_workers_gets_more_workers_than_cores():
     assert found["dataloader-workers-waiting"].gain.speedup > 5
 
 
-def test_a_loader_that_computes_with_no_workers_keeps_the_core_bound_suggestion():
+def test_a_loader_that_computes_with_no_workers_while_the_loop_idles_gets_a_worker_per_core():
+    """Changed with facts/input.py's IDLE_LOOP_SHARE: the loop is busy 10% of its step, so the core
+    once kept for it would idle; two computing workers make the batches twice as fast as one."""
     out = facts(_main_process_loader(0.95))
-    assert out["suggested_num_workers"] == 1  # 2 cores: one for the workers, one for the loop
+    assert out["suggested_num_workers"] == 2 and "busy only 10%" in out["suggested_num_workers_reason"]
+    assert out["step_with_suggested_workers"] < 0.08 * 0.6
     found = {f.id for f in diagnose(_main_process_loader(0.95)).findings}
     assert "dataloader-too-few-workers" in found and "dataloader-workers-waiting" not in found
+
+
+def test_a_loader_that_computes_with_no_workers_beside_a_busy_loop_keeps_a_core_for_the_loop():
+    busy = with_steps(_main_process_loader(0.95), duration=0.08, data_wait=0.04, forward=0.02, backward=0.015,
+                      optimizer=0.005, zero_grad=0.0)
+    busy = replace(busy, steps=tuple(replace(s, samples=32, data_wait_cpu=0.038, data_receive=0.0)
+                                     for s in busy.steps))
+    assert facts(busy)["suggested_num_workers"] == 1  # 2 cores: one for the workers, one for the loop
 
 
 # --- a measured result outranks the estimate ------------------------------------------------------

@@ -247,6 +247,28 @@ def _waiting_suggestion(out: dict[str, object]) -> None:
         f"need no core of their own; about {needed:g} keep up, {count} leave room for slower batches")
 
 
+# A training loop busy (outside its data wait) less than this share of its step leaves its core to
+# the workers: the reserved core of suggest_num_workers would sit idle while the workers queue.
+IDLE_LOOP_SHARE = 0.2
+
+
+def _idle_loop_suggestion(out: dict[str, object], steps, usable: Optional[int], processes: int) -> None:
+    """When the training loop only waits for its batches, a worker for every core it can use: the
+    core kept for the training process would otherwise sit idle (2 cores, num_workers=0, a loop that
+    waits 98% of its step: one worker only moves the wait, two halve it)."""
+    cores_based = out.get("suggested_num_workers")
+    if not steps or not usable or not isinstance(cores_based, int) or cores_based <= 0:
+        return
+    per_process = max(1, usable // max(1, processes))
+    busy = sum(s.duration - s.data_wait for s in steps) / max(1e-12, sum(s.duration for s in steps))
+    if busy >= IDLE_LOOP_SHARE or per_process <= cores_based or per_process > 4:
+        return  # on more than four cores, the one kept back matters little
+    out["suggested_num_workers"] = per_process
+    out["suggested_num_workers_reason"] = (
+        f"{usable} cores usable, and the training loop is busy only {busy:.0%} of its step (it waits for "
+        f"the batches the rest): {per_process} workers use every core")
+
+
 def compute(record: RunRecord) -> dict[str, object]:
     loader = training_loader(record)
     env = record.environment
@@ -284,6 +306,7 @@ def compute(record: RunRecord) -> dict[str, object]:
         batches = sum(max(1, s.batches) for s in steps) / len(steps)
         need = ratio(out["fetch_per_batch"] * batches, busy)  # type: ignore[operator]
         out["workers_needed"] = None if need is None else round(need, 1)
+    _idle_loop_suggestion(out, steps, env.usable_cores or env.logical_cores, _training_processes(record))
     _waiting_suggestion(out)
     return out
 
