@@ -245,10 +245,10 @@ def _peak_text(facts: dict[str, object]) -> str:
 
 
 def _module_text(facts: dict[str, object]) -> str:
-    """", and the lstm takes 85% of the step" when one of the model's children takes most of it."""
+    """", and its child module `lstm` takes 85% of the step" when one of the model's children takes most of it."""
     name, share = facts.get("top_module"), facts.get("top_module_share")
     if isinstance(share, (int, float)) and share >= 0.5 and name:
-        return f", and its {name} takes {display.share(share)} of the step"
+        return f", and its child module `{name}` takes {display.share(share)} of the step"
     return ""
 
 
