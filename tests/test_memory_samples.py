@@ -119,6 +119,7 @@ def test_the_small_batch_is_told_which_batch_fits():
     assert "memory has room for more: batch 64 fits at an estimated peak of" in f.message
 
 
+@pytest.mark.slow  # every recorded run, the real scripts' too: 7 s
 def test_no_other_recorded_run_is_called_a_leak():
     for path in recorded.ALL_RUNS:
         if path.name.startswith("leaking_metrics"):

@@ -1,13 +1,15 @@
 """The sample gallery: headers that say what each script plants, scripts that run, and the scoring.
 
-The per-sample runs use plain ``python`` in a reduced mode (one epoch, three
-steps); the accuracy benchmark (benchmarks/accuracy.py) is what runs them
+The per-sample runs are ``python SCRIPT`` in a reduced mode (one epoch, three
+steps), each forked from one process that imported torch once
+(tests/run_samples_forked.py); the accuracy benchmark (benchmarks/accuracy.py) is what runs them
 through ``trainprobe diagnose``. One end-to-end test does that for one sample.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -79,12 +81,34 @@ def test_every_sample_guards_main_and_picks_its_device():
         assert 'device = "cuda" if torch.cuda.is_available() else "cpu"' in text, path.name
 
 
+@pytest.fixture(scope="module")
+def plain_runs(tmp_path_factory):
+    """Every sample, one epoch of three steps, run as ``python SCRIPT`` runs it."""
+    out = tmp_path_factory.mktemp("plain") / "runs.json"
+    subprocess.run([sys.executable, str(ROOT / "tests" / "run_samples_forked.py"), str(out), "--epochs", "1",
+                    "--steps", "3", "--", *map(str, SAMPLE_PATHS)], cwd=str(ROOT), timeout=900, check=True)
+    return json.loads(out.read_text())
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("path", SAMPLE_PATHS, ids=lambda p: p.stem)
-def test_sample_runs_with_plain_python(path):
-    proc = subprocess.run([sys.executable, str(path), "--epochs", "1", "--steps", "3"],
-                          capture_output=True, text=True, timeout=240, cwd=str(ROOT))
-    assert proc.returncode == 0, proc.stderr[-2000:]
+def test_sample_runs_with_plain_python(path, plain_runs):
+    result = plain_runs[str(path)]
+    assert result["returncode"] == 0, result["stderr"]
+
+
+@pytest.mark.slow
+def test_the_forked_runner_reports_a_failing_script_as_python_would(tmp_path):
+    ok, bad, quits = tmp_path / "ok.py", tmp_path / "bad.py", tmp_path / "quits.py"
+    ok.write_text("import sys\nassert __name__ == '__main__' and sys.argv[1:] == ['--x']\n")
+    bad.write_text("raise ValueError('planted')\n")
+    quits.write_text("import sys\nsys.exit(3)\n")
+    out = tmp_path / "runs.json"
+    subprocess.run([sys.executable, str(ROOT / "tests" / "run_samples_forked.py"), str(out), "--x", "--",
+                    str(ok), str(bad), str(quits)], check=True, timeout=120)
+    runs = json.loads(out.read_text())
+    assert [runs[str(p)]["returncode"] for p in (ok, bad, quits)] == [0, 1, 3]
+    assert "ValueError: planted" in runs[str(bad)]["stderr"]
 
 
 def _result(findings_cpu, found, allow=None, clean=False, verdict="input", found_verdict="input"):
