@@ -84,3 +84,25 @@ def test_the_scripts_own_checkpoints_of_its_model_work_and_hold_nothing_of_train
                                 "print(len(m._forward_pre_hooks), len(m._forward_hooks))")
     assert loaded.returncode == 0, loaded.stderr
     assert loaded.stdout.split() == ["0", "0"]
+
+
+@pytest.mark.slow
+def test_lazy_layers_called_one_by_one_before_their_parameters_exist_run_as_under_python(tmp_path):
+    """A model of lazy layers, each called alone before training (d2l's LeNet does this): the probe's
+    forward hooks once read a lazy layer's weight, which raises before its first forward, and the
+    script failed under trainprobe only."""
+    script = SCRIPTS / "lazy_layers.py"
+    plain = plain_python(str(script))
+    assert plain.returncode == 0 and plain.stdout.rstrip().endswith("done"), plain.stderr
+    proc, record = diagnose(tmp_path / "out", str(script))
+    assert proc.returncode == 0, proc.stderr
+    assert record.outcome.status in ("completed", "stopped"), record.outcome
+    model = max(record.settings.models, key=lambda m: m.params or 0)
+    assert model.params == sum(p.numel() for p in _lenet().parameters())
+
+
+def _lenet():
+    import torch
+    import torch.nn as nn
+    net = nn.Sequential(nn.Conv2d(1, 6, 5, padding=2), nn.Conv2d(6, 16, 5), nn.Linear(400, 120), nn.Linear(120, 10))
+    return net

@@ -26,6 +26,7 @@ import time
 from typing import Any, Callable, Optional
 
 import torch
+from torch.nn.parameter import is_lazy
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_leaves
 
@@ -264,6 +265,8 @@ class Census:
         seen: set[int] = set()
         for model in models:
             for p in model.parameters():
+                if is_lazy(p):
+                    continue  # a lazy module never called: nothing is held yet
                 if self.device is None:
                     self.device = p.device.type
                 size = self._hold(p, "parameters", seen)

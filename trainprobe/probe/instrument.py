@@ -43,6 +43,7 @@ from collections import OrderedDict
 from typing import Any, Optional
 
 import torch
+from torch.nn.parameter import is_lazy
 from torch.nn.modules.module import register_module_forward_hook, register_module_forward_pre_hook
 from torch.optim.optimizer import register_optimizer_step_post_hook, register_optimizer_step_pre_hook
 from torch.utils.data import DataLoader
@@ -807,6 +808,8 @@ class Instrumentation:
             if model is None:
                 continue
             for p in model.parameters():
+                if is_lazy(p):
+                    continue
                 name = str(p.dtype).replace("torch.", "")
                 if name in names:
                     wanted.add(names[name])

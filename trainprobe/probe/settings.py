@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 import torch
+from torch.nn.parameter import is_lazy
 
 from ..record import FrameworkInfo, LoaderSettings, ModelInfo, OptimizerSettings, SchedulerSettings, Settings
 from .sites import FlagBook, SiteBook, UserCode
@@ -138,7 +139,10 @@ class Registry:
                 entry.last_device_index = index
                 self.devices_used.add(first_input.device.type)
         if new:
-            _model_info(entry)  # read now: the model may be gone by the next reading
+            try:
+                _model_info(entry)  # read now: the model may be gone by the next reading
+            except Exception:  # pylint: disable=broad-except  # a reading must never break the script's forward
+                pass  # read again at the end
 
 
 def _loader_settings(entry: LoaderEntry) -> Optional[LoaderSettings]:
@@ -242,7 +246,9 @@ def _model_info(entry: ModelEntry) -> Optional[ModelInfo]:
             eval_calls_with_grad=entry.eval_calls_with_grad, input_shapes=tuple(entry.shapes),
         )
     inner, wrapper = _unwrap(module)
-    params = list(inner.parameters())
+    # A lazy module's parameters (nn.LazyLinear, nn.LazyConv2d) have no shape until its first forward:
+    # any torch call on one raises, so they are left out until they are made.
+    params = [p for p in inner.parameters() if not is_lazy(p)]
     if not params:
         return None  # loss modules and other parameter-free calls
     conv = batchnorm = False
@@ -250,7 +256,7 @@ def _model_info(entry: ModelEntry) -> Optional[ModelInfo]:
     for sub in inner.modules():
         if isinstance(sub, torch.nn.modules.conv._ConvNd):
             conv = True
-            if channels_last is None and sub.weight.dim() == 4:
+            if channels_last is None and not is_lazy(sub.weight) and sub.weight.dim() == 4:
                 channels_last = sub.weight.is_contiguous(memory_format=torch.channels_last) and not sub.weight.is_contiguous()
         elif isinstance(sub, torch.nn.modules.batchnorm._BatchNorm):
             batchnorm = True
