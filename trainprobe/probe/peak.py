@@ -9,19 +9,28 @@ the record keeps when it ran, so the facts can say whether other programs loaded
 meanwhile (``compute_peak_outside_load``). A GPU's peak is its datasheet figure
 (``readiness/peaks.py``), for the dtype its matrix products ran in; a GPU not in the table gets
 "peak unknown", never a guess.
+
+``TRAINPROBE_CPU_PEAK_FILE`` names a file that keeps one measurement for the runs after it (a test
+suite diagnoses a hundred scripts on one machine): a run on the same CPU model with the same torch
+thread count and dtypes reuses it, with no time of its own (so no outside load is judged for it),
+and the first one writes it.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import time
-from typing import Any
+from typing import Any, Optional
 
 from ..machine import get_cpu_model
 from ..readiness.peaks import gpu_peak
 from ..record_base import Availability
 from ..record_compute import ComputePeak
 
-__all__ = ["measure_peak", "datasheet_peak", "MATMUL_SIZE"]
+__all__ = ["measure_peak", "datasheet_peak", "MATMUL_SIZE", "PEAK_FILE_ENV"]
+
+PEAK_FILE_ENV = "TRAINPROBE_CPU_PEAK_FILE"
 
 MATMUL_SIZE = 1024  # 2.1 GFLOP a product: ~10 ms at a CPU's 200 GFLOP/s, long enough to time well
 _SECONDS_PER_DTYPE = 0.35
@@ -82,6 +91,9 @@ def measure_peak(torch: Any, cuda: bool, dtypes: tuple[str, ...], t0: float) -> 
             return ComputePeak(availability=Availability(False, f"the GPU's name could not be read: {exc}"),
                                source="datasheet")
         return datasheet_peak(name)
+    kept = _kept(torch, dtypes)
+    if kept is not None:
+        return kept
     started = time.monotonic()
     flops: dict[str, float] = {}
     for key in dtypes:
@@ -99,6 +111,39 @@ def measure_peak(torch: Any, cuda: bool, dtypes: tuple[str, ...], t0: float) -> 
     duration = time.monotonic() - started
     if not flops:
         return ComputePeak(availability=Availability(False, "the matmul benchmark could not run"), source="measured")
-    return ComputePeak(availability=Availability(True), source="measured", device=get_cpu_model() or "CPU",
+    peak = ComputePeak(availability=Availability(True), source="measured", device=get_cpu_model() or "CPU",
                        flops_per_s=flops, memory_bytes_per_s=bandwidth, threads=int(torch.get_num_threads()),
                        started=started - t0, duration=duration, matmul_size=MATMUL_SIZE)
+    _keep(peak)
+    return peak
+
+
+def _kept(torch: Any, dtypes: tuple[str, ...]) -> Optional[ComputePeak]:
+    """The measurement ``TRAINPROBE_CPU_PEAK_FILE`` holds, when it fits this run; else None."""
+    path = os.environ.get(PEAK_FILE_ENV)
+    if not path:
+        return None
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+        peak = ComputePeak(availability=Availability(True), source="measured", device=data["device"],
+                           flops_per_s={k: float(v) for k, v in data["flops_per_s"].items()},
+                           memory_bytes_per_s=data.get("memory_bytes_per_s"), threads=int(data["threads"]),
+                           matmul_size=data.get("matmul_size"))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+    fits = (peak.device == (get_cpu_model() or "CPU") and peak.threads == int(torch.get_num_threads())
+            and all(d in peak.flops_per_s for d in dtypes if d in _TORCH_DTYPES))
+    return peak if fits else None
+
+
+def _keep(peak: ComputePeak) -> None:
+    path = os.environ.get(PEAK_FILE_ENV)
+    if not path:
+        return
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump({"device": peak.device, "flops_per_s": peak.flops_per_s, "threads": peak.threads,
+                       "memory_bytes_per_s": peak.memory_bytes_per_s, "matmul_size": peak.matmul_size}, f)
+    except OSError:
+        pass  # the next run measures again
