@@ -14,7 +14,7 @@ from .. import display
 from ..facts.window import enough_steps
 from .rule import Rule, Variant
 
-__all__ = ["fact_context", "evaluate_rule", "evaluate_rules", "gain_text", "with_gain_interval",
+__all__ = ["fact_context", "evaluate_rule", "evaluate_rules", "gain_text", "with_gain_interval", "pays",
            "RuleRuntimeError"]
 
 
@@ -30,6 +30,7 @@ RULE_TOTAL_BUDGET = 2.0  # seconds per rule over one diagnosis
 # severity, it is info (only worth knowing about), so that no warning or critical finding promises less
 # than an info one below it. The verdict names a bottleneck from this share on too (engine/verdict.py).
 SIGNIFICANT_GAIN = 0.05
+MAX_GAIN_SHARE = 0.95  # no fix makes a step free: a gain is at most this share of its step
 
 
 def _template_line(exc: BaseException) -> Optional[int]:
@@ -80,7 +81,7 @@ def _gain(rule: Rule, context: dict[str, Any], base: Optional[float]) -> Gain:
     step_time = _number(rule.gain_base, context) if rule.gain_base else base
     seconds = max(0.0, value)
     if step_time:
-        seconds = min(seconds, step_time * 0.95)  # no fix makes a step free
+        seconds = min(seconds, step_time * MAX_GAIN_SHARE)
     speedup = step_time / (step_time - seconds) if step_time and seconds > 0 else None
     gain = Gain(seconds_per_step=seconds, speedup=speedup, base=step_time, per_sample=rule.gain_per == "sample")
     return replace(gain, text=gain_text(gain))
@@ -95,8 +96,8 @@ def with_gain_interval(finding: Finding, interval: Optional[tuple[float, float]]
     if interval is None or not seconds:
         return finding
     base = finding.gain.base
-    if base:  # the point's cap holds for its interval: no fix makes a step free
-        interval = (min(interval[0], seconds), min(interval[1], max(seconds, base * 0.95)))
+    if base:  # the point's cap holds for its interval
+        interval = (min(interval[0], seconds), min(interval[1], max(seconds, base * MAX_GAIN_SHARE)))
     if interval[1] - interval[0] < 0.02 * seconds:
         return finding
     gain = replace(finding.gain, low=interval[0], high=interval[1])
@@ -127,9 +128,15 @@ def gain_text(gain: Gain) -> str:
 def _severity(rule: Rule, context: dict[str, Any], gain: Gain) -> str:
     severity = next((severity for severity, expression in rule.severity_when
                      if _truthy(expression.evaluate(context))), rule.severity)
-    if gain.seconds_per_step is not None and gain.base and gain.seconds_per_step < SIGNIFICANT_GAIN * gain.base:
+    if gain.seconds_per_step is not None and gain.base and not pays(gain):
         return "info"  # the fix would not pay: only worth knowing about
     return severity
+
+
+def pays(gain: Gain) -> bool:
+    """The gain recovers at least SIGNIFICANT_GAIN of its step (False when either is unknown)."""
+    return gain.seconds_per_step is not None and bool(gain.base) and \
+        gain.seconds_per_step >= SIGNIFICANT_GAIN * gain.base
 
 
 def _truthy(value: Any) -> bool:

@@ -21,7 +21,7 @@ from .. import display
 from ..findings import Diagnosis, Finding, Gain, Verification
 from ..whatif.fixes import REGISTRY
 from ..whatif.trials import GAIN_THRESHOLD
-from .evaluate import SIGNIFICANT_GAIN
+from .evaluate import pays
 from .stability import Stability
 from .verdict import make_verdict, rank_findings, with_stability
 
@@ -75,9 +75,7 @@ def _severity(finding: Finding, gain: Gain) -> str:
     """An information finding whose fix was measured to pay (at least SIGNIFICANT_GAIN of the step) is a
     warning: it was information because its gain was only an estimate (cpu-bf16-not-used, a fix shown
     as another's follow-up keeps its place)."""
-    if (finding.severity == "info" and not finding.after and gain.measured and gain.speedup
-            and gain.seconds_per_step is not None and gain.base
-            and gain.seconds_per_step >= SIGNIFICANT_GAIN * gain.base):
+    if finding.severity == "info" and not finding.after and gain.measured and gain.speedup and pays(gain):
         return "warning"
     return finding.severity
 

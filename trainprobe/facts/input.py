@@ -92,6 +92,13 @@ def training_loader(record: RunRecord) -> Optional[LoaderSettings]:
     return max(loaders, key=lambda d: d.batches, default=None)
 
 
+_FEW_CORES = 4  # per training process: up to this many, one core is kept back for the process itself
+
+
+def _cores_per_process(usable_cores: int, processes: int) -> int:
+    return max(1, usable_cores // max(1, processes))
+
+
 def suggest_num_workers(usable_cores: Optional[int], processes: int) -> tuple[Optional[int], str]:
     """A worker count from the cores one training process can use.
 
@@ -102,10 +109,10 @@ def suggest_num_workers(usable_cores: Optional[int], processes: int) -> tuple[Op
     if not usable_cores:
         return None, "the number of usable cores is unknown"
     processes = max(1, processes)
-    per_process = max(1, usable_cores // processes)
+    per_process = _cores_per_process(usable_cores, processes)
     if per_process == 1:
         return 0, "1 core per training process: workers would only compete with it"
-    keep = 2 if per_process > 4 else 1
+    keep = 2 if per_process > _FEW_CORES else 1
     suggestion = min(16, max(1, per_process - keep))
     shared = f", shared by {processes} training processes" if processes > 1 else ""
     left = per_process - suggestion
@@ -259,10 +266,10 @@ def _idle_loop_suggestion(out: dict[str, object], steps, usable: Optional[int], 
     cores_based = out.get("suggested_num_workers")
     if not steps or not usable or not isinstance(cores_based, int) or cores_based <= 0:
         return
-    per_process = max(1, usable // max(1, processes))
+    per_process = _cores_per_process(usable, processes)
     busy = sum(s.duration - s.data_wait for s in steps) / max(1e-12, sum(s.duration for s in steps))
-    if busy >= IDLE_LOOP_SHARE or per_process <= cores_based or per_process > 4:
-        return  # on more than four cores, the one kept back matters little
+    if busy >= IDLE_LOOP_SHARE or per_process <= cores_based or per_process > _FEW_CORES:
+        return  # on more cores, the one kept back matters little
     out["suggested_num_workers"] = per_process
     out["suggested_num_workers_reason"] = (
         f"{usable} cores usable, and the training loop is busy only {busy:.0%} of its step (it waits for "
@@ -272,8 +279,8 @@ def _idle_loop_suggestion(out: dict[str, object], steps, usable: Optional[int], 
 def compute(record: RunRecord) -> dict[str, object]:
     loader = training_loader(record)
     env = record.environment
-    suggestion, reason = suggest_num_workers(env.usable_cores or env.logical_cores,
-                                             _training_processes(record))
+    usable, processes = env.usable_cores or env.logical_cores, _training_processes(record)
+    suggestion, reason = suggest_num_workers(usable, processes)
     out: dict[str, object] = {
         "loader_count": len(record.settings.dataloaders),
         "suggested_num_workers": suggestion,
@@ -306,7 +313,7 @@ def compute(record: RunRecord) -> dict[str, object]:
         batches = sum(max(1, s.batches) for s in steps) / len(steps)
         need = ratio(out["fetch_per_batch"] * batches, busy)  # type: ignore[operator]
         out["workers_needed"] = None if need is None else round(need, 1)
-    _idle_loop_suggestion(out, steps, env.usable_cores or env.logical_cores, _training_processes(record))
+    _idle_loop_suggestion(out, steps, usable, processes)
     _waiting_suggestion(out)
     return out
 
