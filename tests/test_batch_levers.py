@@ -390,7 +390,7 @@ def test_tiny_batches_with_workers_lead_with_the_batch_size():
 def test_the_tutorials_what_if_leads_with_what_it_measured():
     """`trainprobe verify` on the tiny_batch_workers run tried the suggested batch size and
     num_workers=0: the verdict and the ranking follow the measurements, and the batch's is per sample."""
-    from trainprobe.api import _with_whatif
+    from trainprobe.api.run import _with_whatif
     record, diagnosis = _recorded("tiny_batch_workers")
     whatif = _recorded_whatif("tiny_batch_workers")
     tried = {t.key for t in whatif.tried if t.speedup is not None}

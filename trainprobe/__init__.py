@@ -13,7 +13,7 @@ What a notebook needs is here::
         train(model, loader)
 """
 
-__version__ = "0.1.0"
+from .version import __version__  # noqa: E402
 
 from .api import analyze, diagnose, render  # noqa: E402
 from .findings import Diagnosis  # noqa: E402

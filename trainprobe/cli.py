@@ -12,7 +12,7 @@ from typing import Optional, Sequence
 
 import click
 
-from . import __version__
+from .version import __version__
 
 __all__ = ["cli", "main"]
 

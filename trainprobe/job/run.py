@@ -26,7 +26,7 @@ def diagnose_job(torchrun_args: Sequence[str], target: Sequence[str], out_dir: O
                  plan=None, timeout: Optional[float] = None, rule_dirs: Sequence[Path] = (),
                  progress: Callable[[str], None] = lambda line: None, child_output: Optional[Path] = None):
     """Run ``target`` through torchrun with every rank probed; the job's DiagnoseResult."""
-    from ..api import TrainprobeError, _default_folder, check_target, output_folder
+    from ..api import TrainprobeError, default_folder, check_target, output_folder
     from ..probe.config import WindowPlan
     from ..probe.launch import _collect_environment
     from .launch import TorchrunError, check_cores, launch_job
@@ -36,7 +36,7 @@ def diagnose_job(torchrun_args: Sequence[str], target: Sequence[str], out_dir: O
     except TorchrunError as exc:
         raise TrainprobeError(str(exc)) from None
     check_target(target)
-    out = output_folder(out_dir) if out_dir else _default_folder(target)
+    out = output_folder(out_dir) if out_dir else default_folder(target)
     launch = launch_job(torchrun_args, target, out, plan or WindowPlan(), timeout, progress=progress,
                         child_output=child_output)
     script_dir = os.path.dirname(os.path.abspath(target[0])) if target[0] != "-m" else os.getcwd()

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Optional
 
-from .. import __version__
+from ..version import __version__
 from ..api import DiagnoseResult, TrainprobeError, finish, output_folder
 from ..probe.config import WindowPlan
 from ..record import Availability, Invocation, Outcome, RunRecord, Samples

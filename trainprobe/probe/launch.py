@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 
-from .. import __version__
+from ..version import __version__
 from ..interrupts import interrupts_held
 from ..jsonio import write_problem
 from ..record import Environment, Invocation, Outcome, RunRecord, Samples

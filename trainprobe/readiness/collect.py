@@ -16,7 +16,7 @@ import sys
 import time
 from typing import Any, Optional
 
-from .. import __version__
+from ..version import __version__
 from ..display import in_unit
 from ..machine import (close_nvml, collect_environment, get_cuda_driver_version, get_gpu_throttle_reasons,
                        get_user_name, open_nvml, torch_environment)

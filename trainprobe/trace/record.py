@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional, Sequence
 
-from .. import __version__
+from ..version import __version__
 from ..probe.peak import datasheet_peak
 from ..record import (
     Compute, ComputePeak, FlopCount,Availability, Environment, GpuInfo, Invocation, LoaderSettings, OptimizerSettings, Outcome,

@@ -20,12 +20,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 
-from .findings import Diagnosis, Verdict, WhatIf
-from .interrupts import interrupts_held
-from .jsonio import write_json_atomic, write_problem
-from .probe.config import WindowPlan
-from .probe.refit import refit
-from .record import SCHEMA_VERSION, RunRecord
+from ..findings import Diagnosis, Verdict, WhatIf
+from ..interrupts import interrupts_held
+from ..jsonio import write_json_atomic, write_problem
+from ..probe.config import WindowPlan
+from ..probe.refit import refit
+from ..record import SCHEMA_VERSION, RunRecord
 
 __all__ = [
     "TrainprobeError",
@@ -86,8 +86,8 @@ def check_target(target: Sequence[str]) -> None:
 
 def _notebook_plan(target: Sequence[str]):
     """A notebook's plan (its cells, the lines it will not run); None for a script."""
-    from .notebook.outcome import notebook_plan
-    from .notebook.read import NotebookError
+    from ..notebook.outcome import notebook_plan
+    from ..notebook.read import NotebookError
 
     try:
         return notebook_plan(target)
@@ -97,7 +97,7 @@ def _notebook_plan(target: Sequence[str]):
 
 def _with_notebook_notes(probe, target: Sequence[str]):
     """A notebook's run: the lines it did not run among the notes, a failure named by its cell."""
-    from .notebook.outcome import annotate_record
+    from ..notebook.outcome import annotate_record
 
     plan = _notebook_plan(target)
     if plan is None:
@@ -127,8 +127,8 @@ def output_folder(out_dir: str | os.PathLike) -> Path:
     return out
 
 
-def _default_folder(target: Sequence[str]) -> Path:
-    from .probe.launch import default_out_dir
+def default_folder(target: Sequence[str]) -> Path:
+    from ..probe.launch import default_out_dir
 
     try:
         return default_out_dir(target)
@@ -172,7 +172,7 @@ def _unknown(reason: str) -> Diagnosis:
 def analyze(record: RunRecord, rule_dirs: Sequence[Path] = ()) -> Diagnosis:
     """Apply the rules to a record. Never raises: a failing engine gives an 'unknown' verdict."""
     try:
-        from .engine import diagnose as run_rules
+        from ..engine import diagnose as run_rules
     except ImportError as exc:
         return _unknown(f"the rule engine is unavailable ({exc})")
     try:
@@ -180,7 +180,7 @@ def analyze(record: RunRecord, rule_dirs: Sequence[Path] = ()) -> Diagnosis:
     except Exception as exc:  # a bug in a rule must not cost the user their report
         return _unknown(f"the rule engine failed ({type(exc).__name__}: {exc}); the measurements are below")
     if record.job is not None:  # a whole job: its failed rank or straggler leads
-        from .job.run import job_verdict
+        from ..job.run import job_verdict
 
         diagnosis = job_verdict(record.job, diagnosis)
     return diagnosis
@@ -194,27 +194,27 @@ def _with_whatif(record: RunRecord, diagnosis: Diagnosis, whatif: Optional[WhatI
     if whatif is None:
         return diagnosis
     try:
-        from .engine.measured import with_measured_gains
+        from ..engine.measured import with_measured_gains
 
         measured = with_measured_gains(diagnosis)
     except Exception:  # pylint: disable=broad-except  # the estimates and the measurements still stand
         return diagnosis
     if measured is not diagnosis and record.job is not None:  # a whole job: its straggler still leads
-        from .job.run import job_verdict
+        from ..job.run import job_verdict
 
         measured = job_verdict(record.job, measured)
     return measured
 
 
 def render(record: RunRecord, diagnosis: Diagnosis, path: Path, record_path: Optional[Path] = None) -> Path:
-    from .report import write_html
+    from ..report import write_html
 
     return write_html(record, diagnosis, path, record_path=record_path)
 
 
 def _summary(record: RunRecord, diagnosis: Diagnosis, record_path: Path, report_path: Optional[Path]) -> dict:
     try:
-        from .report import json_summary
+        from ..report import json_summary
 
         return json_summary(record, diagnosis, report_path, record_path)
     except Exception:  # pylint: disable=broad-except  # a smaller summary beats none
@@ -296,7 +296,7 @@ def verify(result: DiagnoseResult, budget: float = DEFAULT_VERIFY_BUDGET,
            ) -> DiagnoseResult:
     """The what-if stage: measure each injectable fix of ``result``'s findings on its script, put the
     measurements on the diagnosis and rewrite the outputs."""
-    from .whatif import WhatIfUnavailable, run_whatif
+    from ..whatif import WhatIfUnavailable, run_whatif
 
     try:
         whatif = run_whatif(result.record, result.diagnosis, Path(result.record_path).parent, budget,
@@ -321,15 +321,15 @@ def diagnose(
 ) -> DiagnoseResult:
     """Run ``target`` under the probe, apply the rules, write run.json and report.html. Secret-looking
     argument values are saved as <redacted> unless ``keep_args`` (see probe/redact.py)."""
-    from .probe.launch import ProbeOptions, ProbeStartError, run_probe
+    from ..probe.launch import ProbeOptions, ProbeStartError, run_probe
 
     check_target(target)
     skipped = _notebook_plan(target)
     if skipped is not None and skipped.skipped:
-        from .notebook.read import skipped_note
+        from ..notebook.read import skipped_note
 
         progress(skipped_note(skipped) or "")
-    out = output_folder(out_dir) if out_dir else _default_folder(target)
+    out = output_folder(out_dir) if out_dir else default_folder(target)
     options = ProbeOptions(out_dir=out, plan=plan, timeout=timeout, trace_path=trace_path,
                            data_paths=tuple(data_paths), keep_args=keep_args)
     try:
@@ -352,7 +352,7 @@ def _trainers(probe, rule_dirs: Sequence[Path]) -> Optional[DiagnoseResult]:
     """The job of the training processes the script started, diagnosed from them; None when it
     started none that trained (trainprobe/job/trainers.py)."""
     try:
-        from .job.trainers import trainer_job
+        from ..job.trainers import trainer_job
 
         return trainer_job(probe.record, Path(probe.record_path), rule_dirs)
     except Exception:  # pylint: disable=broad-except  # the main process's diagnosis still stands
@@ -363,8 +363,8 @@ def _run_again(target: Sequence[str], options, plan: WindowPlan, first, progress
     """The script ended before its profiling windows, or while still warming up: run it once more with
     windows fitted to the steps it made (at most the script's own length again), and say so in the
     record."""
-    from .probe.launch import run_probe
-    from .probe.refit import FIRST_RUN, all_warmup, set_aside
+    from ..probe.launch import run_probe
+    from ..probe.refit import FIRST_RUN, all_warmup, set_aside
 
     steps = sum(1 for s in first.record.steps if not s.validation)
     before = "while trainprobe was still warming up" if all_warmup(first.record) else \
@@ -398,15 +398,15 @@ def trace(paths: Sequence[str | os.PathLike], out_dir: Optional[Path] = None,
     Several ranks' traces make one job: each rank gets its record and diagnosis under
     ``rank<N>/``, and the job's report (in ``out_dir``) is the slowest rank's, with every rank's
     table. Raises TrainprobeError for a path or file that cannot be read as a trace."""
-    from .trace.job import rank_table
-    from .trace.read import TraceError
-    from .trace.record import read_traces
+    from ..trace.job import rank_table
+    from ..trace.read import TraceError
+    from ..trace.record import read_traces
 
     try:
         runs = read_traces(paths)
     except TraceError as exc:
         raise TrainprobeError(str(exc)) from None
-    out = output_folder(out_dir) if out_dir else _default_folder([str(Path(paths[0]).name).split(".")[0] or "trace"])
+    out = output_folder(out_dir) if out_dir else default_folder([str(Path(paths[0]).name).split(".")[0] or "trace"])
     if len(runs) == 1:
         record_path = out / "run.json"
         runs[0].record.save(record_path)
