@@ -7,7 +7,7 @@ Run before and after a change that must not move a verdict (a refactor) and comp
     python benchmarks/verdicts.py > after.jsonl
     python benchmarks/verdicts.py --compare before.jsonl after.jsonl
 
-Records are analyzed as saved (``trainprobe report``); each job folder is joined again from its
+Records are judged as ``trainprobe report`` judges them (a job's run.json as its job); each job folder is joined again from its
 ranks (``trainprobe merge``); each trace, and the folder of two ranks' traces, is read again
 (``trainprobe trace``). A line holds the verdict's category, its primary finding, its headline,
 and every finding's id and severity.
@@ -49,7 +49,8 @@ def snapshot(out) -> None:
         except api.TrainprobeError as exc:
             print(json.dumps({"kind": "record", "name": str(path.relative_to(ROOT)), "error": str(exc)}), file=out)
             continue
-        print(json.dumps(_line("record", str(path.relative_to(ROOT)), api.analyze(record))), file=out, flush=True)
+        print(json.dumps(_line("record", str(path.relative_to(ROOT)), _saved(api, record, path))), file=out,
+              flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         for folder in sorted(p.parent for p in (DATA / "jobs").glob("*/run.json")):
             result = _merge(folder, Path(tmp) / f"merge-{folder.name}")
@@ -58,6 +59,16 @@ def snapshot(out) -> None:
         for trace in traces:
             result = api.trace([str(trace)], Path(tmp) / f"trace-{trace.name}")
             print(json.dumps(_line("trace", str(trace.relative_to(ROOT)), result.diagnosis)), file=out, flush=True)
+
+
+def _saved(api, record, path: Path):
+    """What `trainprobe report` on a saved record judges: the record, or the job it belongs to (a job's
+    run.json, from the version that reads jobs as job records on)."""
+    from trainprobe.api import job as jobs
+
+    beside = getattr(jobs, "job_beside", None)
+    job = beside(record, path) if beside is not None else None
+    return jobs.judge(job) if job is not None else api.analyze(record)
 
 
 def _merge(folder: Path, out: Path):

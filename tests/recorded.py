@@ -10,9 +10,10 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
-from trainprobe.engine import diagnose
+from trainprobe.engine import apply_rules as diagnose, judge_job
 from trainprobe.findings import Diagnosis
 from trainprobe.record import RunRecord
+from trainprobe.record_job import JobRecord
 
 RUNS_DIR = Path(__file__).parent / "data" / "runs"
 GALLERY_RUNS = sorted(RUNS_DIR.glob("*.run.json"))  # our sample scripts and test scripts
@@ -81,5 +82,17 @@ def diagnosis_of(record: RunRecord) -> Diagnosis:
     per session), made once; other records are diagnosed each time."""
     held = _DIAGNOSES.get(id(record))
     if held is None or held[0] is not record:
-        held = _DIAGNOSES[id(record)] = (record, diagnose(record))
+        judged = judge_job(record) if isinstance(record, JobRecord) else diagnose(record)
+        held = _DIAGNOSES[id(record)] = (record, judged)
     return held[1]
+
+
+JOBS_DIR = Path(__file__).parent / "data" / "jobs"  # recorded 2-rank torchrun jobs
+
+
+@functools.cache
+def job(name: str) -> JobRecord:
+    """A recorded job (tests/data/jobs/NAME), read from its ranks' folders as `trainprobe merge` reads them."""
+    from trainprobe.job import merged_job
+
+    return merged_job([JOBS_DIR / name])

@@ -17,7 +17,7 @@ import torch
 from torch.utils.data import DataLoader, TensorDataset
 
 from trainprobe import display
-from trainprobe.engine import diagnose, rank_findings
+from trainprobe.engine import apply_rules as diagnose, rank_findings
 from trainprobe.engine.measured import with_measured_gains
 from trainprobe.facts import compute_facts, facts_by_name
 from trainprobe.facts.batching import suggest_batch_size

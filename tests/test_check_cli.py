@@ -41,7 +41,7 @@ def test_real_quick_check_here(quick_run):
     assert not set(keys) & {i.key for i in items.BENCHMARKS}  # no benchmarks in --quick
     assert r.duration < 60
     assert result.return_value == r.exit_code
-    assert r.exit_code == {"ready": 0, "warnings": 1, "not_ready": 2}[r.verdict]
+    assert r.exit_code == {"ready": 0, "warnings": 1, "not_ready": 3}[r.verdict]
     gpu = next(g for g in r.grades if g.key == "gpu")
     if not r.facts.environment.gpus and not r.facts.torch.cuda_available:
         assert gpu.status == "warn" and "no NVIDIA GPU visible" in gpu.note
@@ -69,7 +69,7 @@ def test_expect_file_gates_the_exit_code(monkeypatch, tmp_path, capsys):
     assert code in (0, 1)  # RAM and shm satisfied; other items may warn
     assert 'for course "Vision"' in out and "RAM *" in out
     expect.write_text("[require]\nram_gb = 100000\n")
-    assert main(["check", "--quick", "--expect", str(expect)]) == 2
+    assert main(["check", "--quick", "--expect", str(expect)]) == 3  # not ready: a check that says no
     out = capsys.readouterr().out
     assert out.rstrip().splitlines()[-1].startswith("Not ready")
 
@@ -80,17 +80,27 @@ def test_sample_course_expect_file_here(monkeypatch, capsys):
     r = CheckResult.from_dict(json.loads(capsys.readouterr().out))
     assert r.course == "Deep Learning 101" and r.expectations["gpu"] is True
     if not r.facts.environment.gpus:
-        assert code == 2 and next(g for g in r.grades if g.key == "gpu").status == "fail"
+        assert code == 3 and next(g for g in r.grades if g.key == "gpu").status == "fail"
 
 
 def test_bad_expect_file_is_a_clear_message(tmp_path, capsys):
     bad = tmp_path / "course.toml"
     bad.write_text("[require]\ngpu_ram = 8\n")
-    assert main(["check", "--quick", "--expect", str(bad)]) == 3  # bad input: not 2, "Not ready"
+    assert main(["check", "--quick", "--expect", str(bad)]) == 2  # bad input, as for every command: not 3, "Not ready"
     err = capsys.readouterr().err
     assert "unknown requirement(s) ['gpu_ram']" in err and "Traceback" not in err
-    assert main(["check", "--quick", "--expect", str(tmp_path / "nope.toml")]) == 3
+    assert main(["check", "--quick", "--expect", str(tmp_path / "nope.toml")]) == 2
     assert "expect file not found" in capsys.readouterr().err
+
+
+def test_a_file_that_cannot_be_written_costs_a_line_not_the_checklist(monkeypatch, tmp_path, capsys):
+    _recorded_torch_facts(monkeypatch)
+    (tmp_path / "file").write_text("")
+    code = main(["check", "--quick", "--save", str(tmp_path / "file" / "me.json")])
+    captured = capsys.readouterr()
+    assert "the result could not be written" in captured.err and "Traceback" not in captured.err
+    assert captured.out.rstrip().splitlines()[-1].startswith(("Ready", "Not ready"))  # the checklist is shown
+    assert code == (3 if "Not ready" in captured.out else 1)  # not ready says more than the lost file
 
 
 def test_check_summary_escapes_names_and_lists_every_machine(tmp_path, capsys):

@@ -61,7 +61,7 @@ def test_course_requiring_a_gpu_fails_here():
     assert g["cpu_cores"].status == FAIL  # 4 required, 2 here
     # the benchmark is not part of --quick: a warning that says how to measure it
     assert g["train_benchmark"].status == WARN and "--quick" in g["train_benchmark"].note
-    assert verdict_of(tuple(g.values())) == ("not_ready", 2)
+    assert verdict_of(tuple(g.values())) == ("not_ready", 3)
 
 
 def test_full_recorded_result_has_benchmarks():
@@ -112,7 +112,7 @@ def test_fake_t4_broken_machine_is_not_ready_and_says_why():
     assert g["gpu_clocks"].status == WARN and "thermal" in g["gpu_clocks"].note
     assert "power limit" in g["gpu_clocks"].note
     assert g["gpu_pcie"].status == WARN
-    assert r.exit_code == 2
+    assert r.exit_code == 3
     # bf16 required by the course: a T4 (7.5) cannot
     g = regrade(r, Expectations(require={"bf16": True}))
     assert g["gpu_features"].status == FAIL and "bf16" in g["gpu_features"].note
@@ -148,7 +148,7 @@ def test_unmeasured_item_is_a_warning_or_a_failure_when_required():
 def test_verdicts_and_exit_codes():
     assert verdict_of((Grade(status=PASS), Grade(status=SKIP))) == ("ready", 0)
     assert verdict_of((Grade(status=PASS), Grade(status=WARN))) == ("warnings", 1)
-    assert verdict_of((Grade(status=WARN), Grade(status=FAIL))) == ("not_ready", 2)
+    assert verdict_of((Grade(status=WARN), Grade(status=FAIL))) == ("not_ready", 3)
 
 
 def test_sample_expect_file_parses():
@@ -197,7 +197,7 @@ def test_text_rendering_is_aligned_and_colourless_when_asked():
     text = render_text(r, color=False)
     assert "\033[" not in text
     assert text.rstrip().splitlines()[-1].startswith("Not ready")
-    assert "exit code 2" in text
+    assert "exit code 3" in text
     assert "FAIL  torchvision build" in text
     coloured = render_text(r, color=True)
     assert "\033[31;1mFAIL" in coloured
@@ -214,4 +214,4 @@ def test_missing_torch_fails_and_dependent_items_step_aside():
     assert g["torch"].status == FAIL and "No module named 'torch'" in g["torch"].measured
     assert "pip install torch" in g["torch"].fix
     assert g["torchvision"].status == SKIP and g["cuda_driver"].status == SKIP
-    assert verdict_of(grades)[1] == 2
+    assert verdict_of(grades)[1] == 3

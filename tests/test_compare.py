@@ -14,7 +14,7 @@ from trainprobe.compare import CompareError, Comparison, LoadedRun, compare_runs
 from trainprobe.compare.bootstrap import speedup_interval
 from trainprobe.compare.inputs import load_runs
 from trainprobe.compare.losses import LOSS_TOLERANCE
-from trainprobe.engine import diagnose
+from trainprobe.engine import apply_rules as diagnose
 from trainprobe.facts.window import steady_steps
 from trainprobe.findings import Diagnosis, Trial, Verdict, WhatIf
 from trainprobe.record import RunRecord

@@ -14,7 +14,7 @@ from recorded import RUNS_DIR, diagnosed, load
 from test_compare import slowed
 from trainprobe.cli import cli
 from trainprobe.compare import EXIT_SLOWER
-from trainprobe.engine import diagnose
+from trainprobe.engine import apply_rules as diagnose
 from trainprobe.record import RunRecord
 
 UNOPTIMIZED = RUNS_DIR / "compare" / "cifar_resnet_unoptimized.cpu.run.json"
@@ -37,7 +37,7 @@ def diagnosed_once(monkeypatch):
             _DIAGNOSES[key] = diagnose(record)
         return _DIAGNOSES[key]
 
-    monkeypatch.setattr("trainprobe.compare.inputs.analyze", analyze)
+    monkeypatch.setattr("trainprobe.api.comparison.analyze", analyze)
 
 
 def compare(*args):
@@ -148,3 +148,15 @@ def test_help_documents_the_exit_statuses():
     text = CliRunner().invoke(cli, ["compare", "--help"]).output
     assert "3  --fail-if-slower: a candidate is slower than the baseline by more than PCT" in text
     assert "2  bad input" in text
+
+
+def test_a_page_that_cannot_be_written_is_1_and_the_gate_still_wins(tmp_path, monkeypatch):
+    def full_disk(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr("trainprobe.compare.write_page", full_disk)
+    result = compare(UNOPTIMIZED, OPTIMIZED, "-o", tmp_path)
+    assert result.return_value == 1 and "the comparison page could not be written" in result.stderr
+    assert result.stdout.startswith("Baseline: cifar_resnet_unoptimized.cpu")  # the table is still printed
+    slowed = slowed_copy(tmp_path)
+    assert compare(UNOPTIMIZED, slowed, "-o", tmp_path / "out", "--fail-if-slower", 10).return_value == EXIT_SLOWER

@@ -11,7 +11,7 @@ import pytest
 
 from trainprobe import engine
 from trainprobe.findings import CATEGORIES, Diagnosis, Finding, Gain
-from trainprobe.engine import diagnose, load_rules, rank_findings
+from trainprobe.engine import apply_rules as diagnose, load_rules, rank_findings
 from trainprobe.engine.expr import Missing, RuleSyntaxError, compile_expression
 from trainprobe.facts import FACT_CATALOG
 from trainprobe.record import RunRecord
@@ -294,7 +294,7 @@ def test_a_fix_too_small_to_pay_is_info_whatever_its_rule_says(tmp_path):
                                'gain = "step_time * opt.share"').replace("max_step = 0.01", "share = 0.01")
     write_rule(tmp_path, "tiny-fix", text=text)
     rule = next(r for r in load_rules([tmp_path])[0] if r.id == "tiny-fix")
-    values = engine.diagnose(cpu_record()).fact_values()
+    values = engine.apply_rules(cpu_record()).fact_values()
     small = engine.evaluate_rule(rule, values)
     assert small.severity == "info" and small.advice == "not worth it"  # the template saw the severity shown
     big = engine.evaluate_rule(replace(rule, options={"share": 0.2}), values)
@@ -310,7 +310,7 @@ def test_a_severity_may_follow_the_gain(tmp_path):
     rules, errors = load_rules([tmp_path])
     assert errors == []
     rule = next(r for r in rules if r.id == "gain-severity")
-    values = engine.diagnose(cpu_record()).fact_values()
+    values = engine.apply_rules(cpu_record()).fact_values()
     assert engine.evaluate_rule(rule, values).severity == "critical"
     assert engine.evaluate_rule(replace(rule, options={"share": 0.2}), values).severity == "warning"
 
@@ -318,7 +318,7 @@ def test_a_severity_may_follow_the_gain(tmp_path):
 def test_a_class_that_holds_the_step_without_a_lead_finding_names_what_the_findings_below_say():
     from trainprobe.engine.verdict import make_verdict
 
-    facts = {"steady_steps": 10, "step_time": 0.1, "data_wait_share": 0.9, "compute_share": 0.1,
+    facts = {"steady_steps": 10, "step_time": 0.1, "data_wait_share": 0.9, "forward_share": 0.1,
              "other_share": 0.0}
     small = replace(_finding("slow-fix", "info", 0.002, "input"), gain=Gain(seconds_per_step=0.002, speedup=1.02,
                                                                              base=0.1))
@@ -370,7 +370,7 @@ def test_breakdown_moves_sync_out_of_host():
 def test_engine_public_surface():
     for name in engine.__all__:
         assert hasattr(engine, name)
-    assert {"load_rules", "diagnose"} <= set(engine.__all__)
+    assert {"load_rules", "apply_rules", "judge_job"} <= set(engine.__all__)
 
 
 @pytest.mark.parametrize("old, new, line_key, problem", [

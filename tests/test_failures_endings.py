@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import signal
 
-from trainprobe.probe.launch import _outcome, oom_kill_count
+from trainprobe.probe.outcome import build_outcome as _outcome, oom_kill_count
 
 
 def _end(returncode, child=None, interrupted=False, oom_killed=None):

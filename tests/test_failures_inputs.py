@@ -142,15 +142,15 @@ def test_an_ascii_terminal_gets_output_not_a_traceback(tmp_path):
 
 
 @pytest.mark.parametrize("content", [bytes(range(256)), b"\xff\xfe[course]\n"])
-def test_check_refuses_a_binary_expect_file_with_its_own_exit_code(tmp_path, capsys, content):
+def test_check_refuses_a_binary_expect_file_as_bad_input(tmp_path, capsys, content):
     expect = tmp_path / "course.toml"
     expect.write_bytes(content)
     code = main(["check", "--quick", "--expect", str(expect)])
     out = capsys.readouterr()
-    assert code == 3  # not 2: that is "Not ready"
+    assert code == 2  # bad input, as for every command: not 3, "Not ready"
     assert f"{expect} is not a text file" in out.err and "Traceback" not in out.out + out.err
 
 
-def test_check_options_it_cannot_use_exit_3_not_2(tmp_path, capsys):
-    assert main(["check", "--quick", "--data", str(tmp_path / "missing")]) == 3
+def test_check_options_it_cannot_use_exit_2_not_3(tmp_path, capsys):
+    assert main(["check", "--quick", "--data", str(tmp_path / "missing")]) == 2
     assert "does not exist" in capsys.readouterr().err

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from trainprobe.cli import main
-from trainprobe.probe.launch import ProbeOptions, _invocation
+from trainprobe.probe.launch import ProbeOptions, invocation_for as _invocation
 from trainprobe.probe.redact import REDACTED, redact_args
 from trainprobe.record import Invocation
 from trainprobe.whatif.verify import WhatIfUnavailable, target_of

@@ -1,4 +1,5 @@
-"""Whole jobs (trainprobe/job/): torchrun's options, the ranks side by side, the straggler and why.
+"""Whole jobs (job/, facts/job.py, api/job.py): torchrun's options, the job record, the ranks side by side,
+the straggler and why.
 
 The fast tests read real 2-rank gloo jobs recorded under tests/data/jobs (see its README); the
 slow ones launch jobs through torchrun on this machine: two ranks, two "nodes" with a c10d
@@ -16,33 +17,52 @@ from pathlib import Path
 
 import pytest
 
+from trainprobe import api
 from trainprobe.api import load_record
+from trainprobe.api.job import JOB_FILE, load_job
 from trainprobe.cli import main
-from trainprobe.job.analysis import analyze_job
-from trainprobe.job.assemble import Collective, RankRun, load_rank, rank_folders
+from trainprobe.facts.job import compute as job_facts, job_figures
+from trainprobe.job import merged_job
+from trainprobe.job.assemble import rank_folders
 from trainprobe.job.launch import TorchrunError, check_cores, is_torchrun_command, job_plan, split_torchrun
-from trainprobe.job.views import job_section, terminal_lines
 from trainprobe.probe.config import WindowPlan
 from trainprobe.record import SCHEMA_VERSION, RunRecord
+from trainprobe.record_job import JOB_SCHEMA_VERSION, Collective, JobRecord
+from trainprobe.report.job import job_section, terminal_lines
 
 HERE = Path(__file__).parent
 JOBS = HERE / "data" / "jobs"
 SCRIPT = HERE / "scripts" / "ddp_job.py"
 
 
-def _ranks(name: str) -> list[RankRun]:
-    return [load_rank(folder, rank) for rank, folder in rank_folders(JOBS / name)]
+def _job(name: str) -> JobRecord:
+    return merged_job([JOBS / name])
 
 
-# --- the record: schema 2, and version 1 still loads ----------------------------------------------
+def _figures(name: str):
+    return job_figures(_job(name))
+
+
+# --- the records: a job record round-trips; run records of schema 1 and jobs of schema 2 still load ------
 
 def test_a_version_1_record_still_loads_and_a_job_record_round_trips(tmp_path):
     old = load_record(HERE / "data" / "runs" / "schema" / "clean_mlp.v1.run.json")
     assert old.schema_version == 1 and old.job is None and old.steps
-    job = load_record(JOBS / "slow_rank" / "run.json")
-    assert SCHEMA_VERSION == 2 and job.schema_version == 2
-    job.save(tmp_path / "run.json")
-    assert RunRecord.load(tmp_path / "run.json") == job
+    saved = load_record(JOBS / "slow_rank" / "run.json")  # a job as version 2 saved it: the straggler's run.json
+    assert SCHEMA_VERSION == 2 and saved.schema_version == 2 and saved.job is not None
+    job = _job("slow_rank")
+    assert job.schema_version == JOB_SCHEMA_VERSION and [r.rank for r in job.ranks] == [0, 1]
+    assert all(r.record.steps and r.collectives for r in job.ranks)
+    job.save(tmp_path / JOB_FILE)
+    assert load_job(tmp_path / JOB_FILE) == job
+
+
+def test_a_job_record_of_a_newer_schema_is_refused_with_what_to_do(tmp_path):
+    data = _job("no_sampler").to_dict()
+    data["schema_version"] = JOB_SCHEMA_VERSION + 1
+    (tmp_path / JOB_FILE).write_text(json.dumps(data))
+    with pytest.raises(api.TrainprobeError, match="newer trainprobe"):
+        load_job(tmp_path / JOB_FILE)
 
 
 # --- torchrun's options ------------------------------------------------------------------------------
@@ -85,69 +105,104 @@ def test_every_rank_follows_a_plan_counted_in_steps():
 
 # --- collectives: waiting and transfer ---------------------------------------------------------------
 
-def test_the_same_call_s_shortest_duration_is_the_transfer_and_the_rest_is_waiting():
-    def run(rank, durations):
-        calls = tuple(Collective("all_reduce", i * 0.1, d, 4, i, "other") for i, d in enumerate(durations))
-        steps = load_record(JOBS / "find_unused" / "rank0" / "run.json").steps
-        from dataclasses import replace
-        record = RunRecord(steps=tuple(replace(s, index=i, phase="steady", validation=False)
-                                       for i, s in enumerate(steps[:3])))
-        return RankRun(rank, Path(f"rank{rank}"), record, calls)
+def _with_calls(job: JobRecord, durations: dict, steps: int = 6) -> JobRecord:
+    """``job`` with each rank's first ``steps`` steady steps made steady, and one all-reduce per step of
+    the given durations (rank -> a duration per step) in place of what it recorded."""
+    from dataclasses import replace
 
-    rows, job = analyze_job([run(0, [0.010, 0.012, 0.011]), run(1, [0.002, 0.002, 0.003])])
-    by_rank = {r.rank: r for r in rows}
+    ranks = []
+    for rank in job.ranks:
+        base = rank.record.steps[:steps]
+        record = replace(rank.record, steps=tuple(replace(st, index=i, phase="steady", validation=False, epoch_start=False)
+                                                   for i, st in enumerate(base)))
+        calls = tuple(Collective("all_reduce", i * 0.1, d, 4, i, "other") for i, d in enumerate(durations[rank.rank]))
+        ranks.append(replace(rank, record=record, collectives=calls))
+    return replace(job, ranks=tuple(ranks))
+
+
+def test_the_same_call_s_shortest_duration_is_the_transfer_and_the_rest_is_waiting():
+    job = _with_calls(_job("find_unused"), {0: [0.0010, 0.0012, 0.0011], 1: [0.0002, 0.0002, 0.0003]}, steps=3)
+    fig = job_figures(job)
+    by_rank = {r.rank: r for r in fig.ranks}
     assert by_rank[1].collective_wait == pytest.approx(0.0)
-    assert by_rank[0].collective_wait == pytest.approx((0.008 + 0.010 + 0.008) / 3)
-    assert by_rank[0].collective_transfer == pytest.approx((0.002 + 0.002 + 0.003) / 3)
+    assert by_rank[0].collective_wait == pytest.approx((0.0008 + 0.0010 + 0.0008) / 3)
+    assert by_rank[0].collective_transfer == pytest.approx((0.0002 + 0.0002 + 0.0003) / 3)
+
+
+def test_no_share_exceeds_the_step_and_no_gain_exceeds_what_removing_the_wait_allows():
+    """A collective whose waiting lands on one step (a barrier after evaluation, an epoch's end) once made
+    "the other ranks wait 187% of every step": the waiting is now capped by the step it happened in, and
+    every share is of the one base, the slowest rank's mean steady step."""
+    from trainprobe.engine import judge_job
+
+    job = _with_calls(_job("slow_rank"), {0: [0.002, 0.002, 5.0, 0.002, 0.002, 0.002],
+                                          1: [0.001, 0.001, 0.001, 0.001, 0.001, 0.001]})
+    fig = job_figures(job)
+    facts = job_facts(job.ranks[0].record, fig)
+    assert fig.straggler == 1 and 0 < facts["collective_wait_share"] <= 1.0
+    for row in fig.ranks:
+        assert row.collective_wait <= row.collective_time <= row.step_time
+    assert fig.step_time == max(r.step_time for r in fig.ranks)
+    diagnosis = judge_job(job)
+    straggler = next(f for f in diagnosis.findings if f.id == "straggler-rank")
+    allowed = 1.0 / (1.0 - facts["collective_wait_share"])  # every second of the waiting removed
+    assert straggler.gain.speedup <= allowed + 1e-9
+    assert "rank 1 holds the job back" in diagnosis.verdict.headline
 
 
 # --- recorded real jobs ----------------------------------------------------------------------------
 
 def test_the_slow_rank_is_the_straggler_and_its_cause_is_input():
-    rows, job = analyze_job(_ranks("slow_rank"))
-    assert job.straggler == 1 and job.straggler_cause == "data_wait"
-    assert job.backend == "gloo" and job.world_size == 2 and job.distributed_sampler is True
-    fast, slow = rows
+    fig = _figures("slow_rank")
+    assert fig.straggler == 1 and fig.cause == "data_wait" and fig.subject == 1
+    assert fig.backend == "gloo" and fig.world_size == 2 and fig.distributed_sampler is True
+    fast, slow = fig.ranks
     assert fast.collective_wait > 0.03 > slow.collective_wait  # rank 0 waits ~41 ms a step for rank 1
     assert slow.phases["data_wait"] > 0.03 > fast.phases["data_wait"]
-    assert all(r.step_time and r.steps >= 25 for r in rows)
-    assert "rank 1" in job.straggler_why and "waiting for data" in job.straggler_why
+    assert all(r.step_time and r.steps >= 25 for r in fig.ranks)
+    assert fig.waited_for == pytest.approx(fast.collective_wait - slow.collective_wait)
 
 
 def test_work_on_rank_0_alone_is_its_loop_s_own_code():
-    rows, job = analyze_job(_ranks("rank0_work"))
-    assert job.straggler == 0 and job.straggler_cause == "other"
-    assert job.rank0_extra == pytest.approx(0.03, abs=0.006)  # the planted 30 ms sleep
+    fig = _figures("rank0_work")
+    assert fig.straggler == 0 and fig.cause == "other"
+    assert fig.rank0_extra == pytest.approx(0.03, abs=0.006)  # the planted 30 ms sleep
 
 
 def test_find_unused_parameters_is_read_and_its_cost_measured_on_a_balanced_job():
-    _, job = analyze_job(_ranks("find_unused"))
-    assert job.straggler is None  # the ranks wait for each other in turn: nobody is the straggler
-    ddp = job.ddp
+    fig = _figures("find_unused")
+    assert fig.straggler is None and fig.slowest is None  # the ranks wait for each other in turn
+    ddp = fig.ddp
     assert ddp.find_unused_parameters is True and ddp.unused_parameter_bytes == 0
     assert ddp.post_forward_time and ddp.post_forward_time > 0
     assert ddp.bucket_cap_mb == 25 and ddp.static_graph is False and ddp.broadcast_buffers is True
 
 
 def test_a_missing_distributed_sampler_is_seen():
-    _, job = analyze_job(_ranks("no_sampler"))
-    assert job.distributed_sampler is False
+    fig = _figures("no_sampler")
+    assert fig.distributed_sampler is False
+    assert job_facts(RunRecord(), fig)["distributed_sampler_missing"] is True
 
 
 def test_a_crashed_rank_is_named_with_its_error_and_every_rank_keeps_its_figures():
-    rows, job = analyze_job(_ranks("crash"))
-    assert job.failed_rank == 1 and job.failed_error.startswith("ValueError: planted failure on rank 1")
-    assert all(r.status == "failed" and r.steps >= 12 and r.step_time for r in rows)
+    fig = _figures("crash")
+    assert fig.failed_rank == 1 and fig.failed_error.startswith("ValueError: planted failure on rank 1")
+    assert fig.subject == 1 and all(r.status == "failed" and r.steps >= 12 and r.step_time for r in fig.ranks)
 
 
-def test_the_job_record_shows_every_rank_side_by_side():
-    record = load_record(JOBS / "slow_rank" / "run.json")
-    lines = terminal_lines(record)
+def test_the_job_s_report_shows_every_rank_side_by_side_from_its_figures(tmp_path):
+    result = api.merge([JOBS / "slow_rank"], tmp_path / "merged")
+    lines = terminal_lines(result.diagnosis)
     assert lines[0].startswith("  rank 0: step ") and "collectives" in lines[0]
     assert lines[1].endswith("← straggler") and lines[2].startswith("  straggler: rank 1 spends")
-    section = job_section(record)
+    assert "waiting for data" in lines[2] and "wait" in lines[2]
+    section = job_section(result.diagnosis)
     assert section["job"] and len(section["rows"]) == 2 and "data wait" in section["phases"]
     assert ("find_unused_parameters", "False") in section["ddp"] and ("backend", "gloo") in section["ddp"]
+    assert section["why"].startswith("Rank 1 is the straggler (input): rank 1 spends")
+    assert (tmp_path / "merged" / JOB_FILE).exists() and (tmp_path / "merged" / "report.html").exists()
+    summary = json.loads((tmp_path / "merged" / "summary.json").read_text())
+    assert [r["rank"] for r in summary["ranks"]] == [0, 1] and summary["ranks"][1]["straggler"]
 
 
 def test_merge_refuses_a_folder_without_ranks(tmp_path, capsys):
@@ -160,8 +215,9 @@ def test_merge_refuses_a_folder_without_ranks(tmp_path, capsys):
 _FAST = ["--warmup-steps", "2", "--steps", "8", "--no-profile", "-q"]
 
 
-def _job_json(out: Path) -> dict:
-    return json.loads((out / "run.json").read_text())
+def _figures_of(out: Path) -> dict:
+    """The job's figures as the diagnosis saved them."""
+    return json.loads((out / "diagnosis.json").read_text())["job"]
 
 
 @pytest.mark.slow
@@ -170,9 +226,10 @@ def test_a_two_rank_job_names_the_slow_rank_and_input(tmp_path, capsys):
     code = main(["diagnose", "-o", str(out), "--timeout", "120", *_FAST, "--nproc-per-node", "2",
                  str(SCRIPT), "--slow-rank", "1", "--slow-ms", "60"])
     assert code == 0
-    record = load_record(out / "run.json")
-    assert record.job.straggler == 1 and record.job.straggler_cause == "data_wait"
-    assert [r.rank for r in record.ranks] == [0, 1] and all(r.step_time for r in record.ranks)
+    fig = _figures_of(out)
+    assert fig["straggler"] == 1 and fig["cause"] == "data_wait"
+    assert [r["rank"] for r in fig["ranks"]] == [0, 1] and all(r["step_time"] for r in fig["ranks"])
+    assert [r.rank for r in load_job(out / JOB_FILE).ranks] == [0, 1]
     summary = json.loads((out / "summary.json").read_text())
     assert summary["verdict"]["category"] == "input" and "rank 1" in summary["verdict"]["headline"]
     assert (out / "rank0" / "run.json").exists() and (out / "rank1" / "run.json").exists()
@@ -186,9 +243,9 @@ def test_a_crashed_rank_ends_the_job_and_is_named(tmp_path):
     code = main(["diagnose", "-o", str(out), "--timeout", "60", *_FAST, "--nproc-per-node", "2",
                  str(SCRIPT), "--crash-rank", "1", "--crash-step", "4"])
     assert code == 1 and time.monotonic() - start < 60
-    job = _job_json(out)
-    assert job["job"]["failed_rank"] == 1 and job["job"]["failed_error"].startswith("ValueError")
-    assert job["outcome"]["status"] == "failed" and all(r["steps"] >= 4 for r in job["ranks"])
+    fig = _figures_of(out)
+    assert fig["failed_rank"] == 1 and fig["failed_error"].startswith("ValueError")
+    assert load_record(out / "run.json").outcome.status == "failed" and all(r["steps"] >= 4 for r in fig["ranks"])
 
 
 def _free_port() -> int:
@@ -208,9 +265,9 @@ def test_two_nodes_on_localhost_are_merged_into_one_job(tmp_path):
     assert [p.wait(timeout=150) for p in procs] == [0, 0]
     assert sorted(len(rank_folders(n)) for n in nodes) == [1, 1]
     assert main(["merge", str(nodes[0]), str(nodes[1]), "-o", str(tmp_path / "merged")]) == 0
-    record = load_record(tmp_path / "merged" / "run.json")
-    assert [r.rank for r in record.ranks] == [0, 1] and len(record.job.nodes) == 2
-    assert record.job.straggler == 1 and record.job.straggler_cause == "data_wait"
+    fig = _figures_of(tmp_path / "merged")
+    assert [r["rank"] for r in fig["ranks"]] == [0, 1] and len(fig["nodes"]) == 2
+    assert fig["straggler"] == 1 and fig["cause"] == "data_wait"
 
 
 @pytest.mark.slow
@@ -218,17 +275,19 @@ def test_a_hogwild_script_is_diagnosed_from_its_trainers(tmp_path):
     out = tmp_path / "run"
     assert main(["diagnose", "-q", "-o", str(out), "--timeout", "120", str(HERE / "scripts" / "hogwild.py"),
                  "--steps", "40"]) == 0
-    record = load_record(out / "run.json")
-    assert record.job.launcher == "torch.multiprocessing" and [r.rank for r in record.ranks] == [0, 1]
-    assert all(r.steps >= 30 and r.phases["other"] > 0.008 for r in record.ranks)  # the planted 10 ms
+    fig = _figures_of(out)
+    assert fig["launcher"] == "torch.multiprocessing" and [r["rank"] for r in fig["ranks"]] == [0, 1]
+    assert all(r["steps"] >= 30 and r["phases"]["other"] > 0.008 for r in fig["ranks"])  # the planted 10 ms
+    assert fig["straggler"] is None  # trainers meet in no collective: none waits for another
     assert json.loads((out / "summary.json").read_text())["verdict"]["category"] == "host"
+    record = load_record(out / "run.json")
     trainers = {p.pid for p in record.samples.processes if p.role == "trainer"}
     assert len(trainers) == 2 and (out / "main" / "run.json").exists()
 
 
 def test_the_first_failure_is_the_rank_that_went_first_even_without_a_word():
     from types import SimpleNamespace as NS
-    from trainprobe.job.assemble import _first_failure
+    from trainprobe.job.assemble import _first_failure  # pylint: disable=import-outside-toplevel
 
     killed = NS(outcome=None, started=True, script_ended=None)  # SIGKILL: no outcome, last seen at 10.0 s
     broke = NS(outcome={"status": "failed", "exception_type": "RuntimeError"}, started=True)  # its peer vanished
@@ -238,9 +297,14 @@ def test_the_first_failure_is_the_rank_that_went_first_even_without_a_word():
 
 
 @pytest.mark.parametrize("name, lead", [("slow_rank", "rank 1 holds the job back (input)"), ("crash", "rank 1 failed")])
-def test_a_saved_job_record_reads_the_same_through_trainprobe_report(name, lead):
-    """The job's framing of the verdict comes from the record alone: `trainprobe report` on a job's
-    run.json leads with the straggler or the failed rank, as the run itself did."""
-    from trainprobe.api import analyze
+def test_a_job_saved_by_the_previous_version_re_reports_under_this_one(name, lead, tmp_path):
+    """A job folder of version 2 (the straggler's run.json with the job's table in it, and each rank's
+    folder): `trainprobe report` reads it again as a job, from its ranks' own records, with today's rules."""
+    import shutil
 
-    assert analyze(load_record(JOBS / name / "run.json")).verdict.headline.startswith(lead)
+    folder = tmp_path / name
+    shutil.copytree(JOBS / name, folder)
+    assert main(["report", str(folder / "run.json")]) in (0, 1)
+    diagnosis = json.loads((folder / "diagnosis.json").read_text())
+    assert diagnosis["verdict"]["headline"].startswith(lead)
+    assert [r["rank"] for r in diagnosis["job"]["ranks"]] == [0, 1]

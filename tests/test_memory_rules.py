@@ -10,7 +10,7 @@ import sys
 from dataclasses import replace
 
 from trainprobe import display
-from trainprobe.engine import diagnose
+from trainprobe.engine import apply_rules as diagnose
 from trainprobe.probe.memory import DATA_LIMIT
 from trainprobe.record import Memory, ModelInfo
 

@@ -26,6 +26,8 @@ def test_wheel_contains_rules_and_templates(wheel):
     rules = {Path(n).name for n in names if n.startswith("trainprobe/_data/rules/")}
     templates = {Path(n).name for n in names if n.startswith("trainprobe/_data/templates/")}
     assert {p.name for p in (ROOT / "rules").glob("*.toml")} <= rules
+    # The option sets rules share (options_from) keep their folder: the loader looks in rules/shared/.
+    assert {f"trainprobe/_data/rules/shared/{p.name}" for p in (ROOT / "rules" / "shared").glob("*.toml")} <= set(names)
     assert {p.name for p in (ROOT / "templates").glob("*.j2")} <= templates
     assert any(n.endswith("entry_points.txt") for n in names)
 

@@ -10,7 +10,7 @@ import pytest
 
 import recorded
 import report_fakes as F
-from trainprobe import display
+from trainprobe import display, vocabulary
 from trainprobe.findings import Diagnosis, Verdict
 from trainprobe.record import RunRecord
 from trainprobe.report import MAX_POINTS, render_html, write_html
@@ -78,8 +78,8 @@ def test_verification_is_shown_when_measured():
 def test_breakdown_compares_warmup_and_steady():
     section = _section(_render("input_bound"), "breakdown")
     assert "over 40 steady steps" in section and "Warm-up: 5 steps" in section
-    for label in ("data wait", "host→device copy", "forward", "backward", "optimizer", "other"):
-        assert label in section
+    for phase in ("data_wait", "h2d", "forward", "backward", "optimizer", "other"):  # as the vocabulary names them
+        assert vocabulary.PHASE[phase].label in htmllib.unescape(section)
     assert "176 ms" in section  # steady mean data wait of the fake steps
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from trainprobe.engine import diagnose, load_rules
+from trainprobe.engine import apply_rules as diagnose, load_rules
 from trainprobe.record import CliFlag, FrameworkInfo
 
 sys.path.insert(0, os.path.dirname(__file__))

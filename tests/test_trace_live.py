@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from trainprobe.api import diagnose, trace
-from trainprobe.engine import diagnose as analyze_record
+from trainprobe.engine import apply_rules as analyze_record
 from trainprobe.probe.profsummary import LIVE_TRACE_NAME
 
 sys.path.insert(0, os.path.dirname(__file__))

@@ -157,7 +157,7 @@ def _oom_with_blocks():
 
 
 def test_a_memory_finding_measures_checkpointing_and_accumulation_each_on_its_own():
-    from trainprobe.engine import diagnose
+    from trainprobe.engine import apply_rules as diagnose
     record = _oom_with_blocks()
     diagnosis = diagnose(record)
     finding = next(f for f in diagnosis.findings if f.id == "memory-near-limit")

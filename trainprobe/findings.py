@@ -10,7 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Optional, Union
 
+from .figures import JobFigures
 from .jsonio import JsonMixin
+from .vocabulary import CATEGORIES  # the verdict's classes, kept in this module's surface
 
 __all__ = [
     "BORDERLINE",
@@ -30,10 +32,6 @@ __all__ = [
 ]
 
 SEVERITIES = ("info", "warning", "critical")  # ascending
-
-# The verdict's classes. They come from the step-time split, so they add up
-# to the step (as torch-tb-profiler's ordered categories did).
-CATEGORIES = ("input", "host", "launch", "sync", "copy", "compute", "memory", "communication")
 
 FactValue = Union[bool, int, float, str, None]
 
@@ -216,6 +214,9 @@ class Diagnosis(JsonMixin):
     # Rules that could not be judged because the record cannot hold what they read (a trace file
     # holds no DataLoader or optimizer settings): "rule-id: needs fact, fact".
     not_judged: tuple[str, ...] = ()
+    # A job's diagnosis (its straggler's, failed or first rank's record, with the job's facts): every
+    # rank's figures, for the report's table (facts/job.py). None for a single run.
+    job: Optional[JobFigures] = None
 
     def fact(self, name: str) -> Optional[Fact]:
         for f in self.facts:

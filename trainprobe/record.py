@@ -614,7 +614,8 @@ class Outcome(JsonMixin):
 
 @dataclass(frozen=True)
 class RankSummary(JsonMixin):
-    """One rank of a job read from its traces: its own record's facts and verdict, for the job's table."""
+    """One rank of a job as versions before the job record saved it (schema 2), read only: today a job is a
+    record_job.JobRecord, and job/build.saved_job reads such a run.json again from its ranks' folders."""
 
     rank: Optional[int] = None
     files: tuple[str, ...] = ()
@@ -655,7 +656,8 @@ class DdpSettings(JsonMixin):
 
 @dataclass(frozen=True)
 class JobSummary(JsonMixin):
-    """A job of several ranks that trainprobe launched (torchrun) or merged (``trainprobe merge``)."""
+    """A job of several ranks as versions before the job record saved it (schema 2), read only (see
+    RankSummary): what job/build.saved_job needs to find the ranks' folders."""
 
     launcher: str = "torchrun"
     command_line: str = ""
@@ -691,7 +693,7 @@ class RunRecord(JsonMixin):
     samples: Samples = field(default_factory=Samples)
     outcome: Outcome = field(default_factory=Outcome)
     notes: tuple[str, ...] = ()  # what the probe wants the reader to know (noise, fallbacks)
-    ranks: tuple[RankSummary, ...] = ()  # a job read from several ranks' traces: every rank, this one among them
-    job: Optional[JobSummary] = None  # a job of several ranks (schema 2): how it ran, its straggler and why
+    ranks: tuple[RankSummary, ...] = ()  # schema 2 jobs only (read, never written): see record_job.py
+    job: Optional[JobSummary] = None  # schema 2 jobs only (read, never written): see record_job.py
     compute: Compute = field(default_factory=Compute)  # FLOPs of a step and the hardware's ceiling (record_compute.py)
     memory: Memory = field(default_factory=Memory)  # what fills memory, and what fits (record_memory.py)

@@ -97,7 +97,7 @@ def test_long_tables_unfold(tmp_path):
 def test_recorded_runs_load_cleanly(tmp_path, path):
     record = RunRecord.load(path)
     try:
-        from trainprobe.engine import diagnose
+        from trainprobe.engine import apply_rules as diagnose
         diagnosis = diagnose(record)
     except ImportError:
         diagnosis = Diagnosis(verdict=Verdict(category="unknown", headline="(rendered without the rule engine)"))

@@ -383,10 +383,9 @@ def _leak(retained: int, storages: int) -> RunRecord:
                             retained_phases={"forward": retained})
 
 
-def _job(name: str) -> RunRecord:
-    """A recorded 2-rank torchrun job (tests/data/jobs/NAME/run.json), one object per session."""
-    from pathlib import Path
-    return recorded.load(Path(recorded.__file__).parent / "data" / "jobs" / name / "run.json")
+def _job(name: str):
+    """A recorded 2-rank torchrun job (tests/data/jobs/NAME), as a job record, one object per session."""
+    return recorded.job(name)
 
 
 def _two_gpus(used: int, dp: bool = False) -> RunRecord:

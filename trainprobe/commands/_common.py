@@ -1,30 +1,25 @@
-"""Small pieces the commands share: printing to the right stream, exit codes."""
+"""Small pieces the commands share: printing to the right stream, the end of a reading command.
+
+Exit statuses come from trainprobe/exits.py, the one policy every command follows."""
 
 from __future__ import annotations
 
 import sys
-from typing import Optional
 
 import click
 
-__all__ = ["say", "exit_code_for", "open_in_browser", "result_command"]
+from ..exits import BAD_INPUT, of_saved
 
-# trainprobe's own exit status says how the script ended.
-_EXIT = {"completed": 0, "stopped": 0, "interrupted": 130, "timeout": 124, "not_started": 2, "running": 1}
+__all__ = ["say", "open_in_browser", "result_command", "progress_printer", "print_outcome"]
 
 
 def say(message: str, err: bool = True) -> None:
     click.echo(message, err=err)
 
 
-def exit_code_for(status: str, script_exit: Optional[int]) -> int:
-    if status in _EXIT:
-        return _EXIT[status]
-    if status == "killed":
-        return 128 + abs(script_exit or 9) if script_exit and script_exit < 0 else 137
-    if status == "failed":
-        return script_exit if script_exit and script_exit > 0 else 1
-    return 1
+def progress_printer(quiet: bool):
+    """The progress lines of a command that runs the script: on stderr, or none with --quiet."""
+    return (lambda line: None) if quiet else (lambda line: say(f"[trainprobe] {line}"))
 
 
 def open_in_browser(path) -> None:
@@ -43,18 +38,33 @@ def stderr_is_tty() -> bool:
         return False
 
 
+def print_outcome(result, as_json: bool, quiet: bool) -> None:
+    """The diagnosis on the terminal (stderr under --json), its problems, and the --json line last."""
+    from ..api import summary_line
+    from ..display import use_color
+    from ..report import terminal_summary
+
+    stream = sys.stderr if as_json else sys.stdout
+    if not quiet or not as_json:
+        text = terminal_summary(result.record, result.diagnosis, result.report_path, color=use_color(stream))
+        click.echo(text, file=stream)
+    for problem in result.problems:
+        say(f"trainprobe: {problem}")
+    if as_json:
+        click.echo(summary_line(result))
+
+
 def result_command(produce, as_json: bool, open_report: bool) -> int:
-    """The end of a command that reads files into one diagnosis (trace, merge): exit 2 when its input
-    cannot be used, 1 when the report could not be written, 0 otherwise."""
+    """The end of a command that reads files into one diagnosis (report, trace, merge): the api call,
+    its diagnosis printed, the report opened if asked, and its status (exits.of_saved)."""
     from ..api import TrainprobeError
-    from .diagnose import print_outcome
 
     try:
         result = produce()
     except TrainprobeError as exc:
         say(f"trainprobe: {exc}")
-        return 2
+        return BAD_INPUT
     print_outcome(result, as_json, quiet=False)
-    if open_report and result.report_path:
+    if open_report and result.report_path and not result.interrupted:
         open_in_browser(result.report_path)
-    return 0 if result.report_path else 1
+    return of_saved(result)

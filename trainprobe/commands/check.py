@@ -1,47 +1,18 @@
-"""``trainprobe check`` and ``trainprobe check-summary``: parse, call readiness, print, return a code."""
+"""``trainprobe check`` and ``trainprobe check-summary``: parse, call the api, print, return a code."""
 
 from __future__ import annotations
 
-import os
 import sys
 from typing import Optional
 
 import click
 
-__all__ = ["COMMANDS", "check", "check_summary", "BAD_INPUT"]
+from ..exits import BAD_INPUT, of_check, of_class_page
 
-# 0, 1 and 2 say how ready the machine is; input check cannot use (a bad --expect file, a missing
-# --data folder, an unknown option) gets a code of its own, so a set-up script never reads it as
-# "not ready".
-BAD_INPUT = 3
+__all__ = ["COMMANDS", "check", "check_summary"]
 
 
-class _InputError(click.UsageError):
-    exit_code = BAD_INPUT
-
-
-class _CheckCommand(click.Command):
-    """click's own option errors (a --data folder that does not exist) exit with BAD_INPUT too."""
-
-    def make_context(self, *args, **kwargs):
-        try:
-            return super().make_context(*args, **kwargs)
-        except click.UsageError as exc:
-            exc.exit_code = BAD_INPUT
-            raise
-
-
-def _write(path: str, text: str, what: str) -> None:
-    try:
-        directory = os.path.dirname(os.path.abspath(path))
-        os.makedirs(directory, exist_ok=True)
-        with open(path, "w", encoding="utf-8") as fh:
-            fh.write(text)
-    except OSError as exc:
-        raise _InputError(f"cannot write the {what} to {path}: {exc.strerror or exc}") from None
-
-
-@click.command("check", cls=_CheckCommand)
+@click.command("check")
 @click.option("--quick", is_flag=True, help="Seconds, no benchmarks: versions, GPU, cores, memory, disks.")
 @click.option("--data", "data_dir", type=click.Path(exists=True, file_okay=False),
               help="Dataset folder: its disk type, free space and (full check) read throughput.")
@@ -54,33 +25,31 @@ def _write(path: str, text: str, what: str) -> None:
 @click.option("--html", "html_path", type=click.Path(dir_okay=False), help="Also write an HTML page.")
 def check(quick: bool, data_dir: Optional[str], expect_file: Optional[str], name: Optional[str],
           as_json: bool, save_path: Optional[str], html_path: Optional[str]) -> int:
-    """Is this machine ready for the course? Exit code 0 ready, 1 warnings, 2 not ready,
-    3 for input it cannot use (a bad --expect file, a missing --data folder)."""
-    from ..readiness import ExpectError, load_expectations, render_html, render_text, run_check
-    from ..readiness.progress import Progress
+    """Is this machine ready for the course? Exit status 0 ready, 1 ready with warnings (or a
+    --save/--html file that could not be written), 3 not ready, 2 for input it cannot use (a bad
+    --expect file, a missing --data folder)."""
+    from ..api import TrainprobeError, check as check_machine
     from ..display import use_color
+    from ..readiness import render_text
+    from ..readiness.progress import Progress
 
-    expectations = None
-    if expect_file:
-        try:
-            expectations = load_expectations(expect_file)
-        except ExpectError as exc:
-            raise _InputError(str(exc)) from None
-    progress = Progress(enabled=True, plain_lines=not quick)
-    result = run_check(quick=quick, data_dir=data_dir, expectations=expectations, name=name,
-                       progress=progress)
-    if save_path:
-        _write(save_path, result.to_json(indent=2) + "\n", "result")
-    if html_path:
-        _write(html_path, render_html(result), "HTML page")
+    try:
+        run = check_machine(quick=quick, data_dir=data_dir, expect_file=expect_file, name=name,
+                            save_path=save_path, html_path=html_path,
+                            progress=Progress(enabled=True, plain_lines=not quick))
+    except TrainprobeError as exc:
+        click.echo(f"trainprobe check: {exc}", err=True)
+        return BAD_INPUT
     if as_json:
-        click.echo(result.to_json(indent=2))
+        click.echo(run.result.to_json(indent=2))
     else:
-        click.echo(render_text(result, color=use_color(sys.stdout)), nl=False)
-        for path, what in ((save_path, "result"), (html_path, "page")):
+        click.echo(render_text(run.result, color=use_color(sys.stdout)), nl=False)
+        for path, what in ((run.saved, "result"), (run.page, "page")):
             if path:
                 click.echo(f"Saved the {what} to {path}")
-    return result.exit_code
+    for problem in run.problems:
+        click.echo(f"trainprobe check: {problem}", err=True)
+    return of_check(run)
 
 
 @click.command("check-summary")
@@ -90,22 +59,24 @@ def check(quick: bool, data_dir: Optional[str], expect_file: Optional[str], name
 def check_summary(results: tuple[str, ...], output: str) -> int:
     """One page for the whole class from saved `trainprobe check --save` files.
 
-    Exit code 0 when every file was read, 1 when some could not be (they are listed),
-    2 when none could.
+    Exit status 0 when every file was read, 1 when some could not be (they are listed) or the page
+    could not be written, 2 when none could.
     """
-    from ..readiness import load_results, render_summary_html, render_summary_text, summarize
+    from ..api import check_summary as class_page
+    from ..readiness import render_summary_text
 
-    loaded, problems = load_results(list(results))
-    for p in problems:
+    made = class_page(results, output)
+    for p in made.summary.problems:
         click.echo(f"trainprobe check-summary: could not read {p.path}: {p.error}", err=True)
-    if not loaded:
+    if not made.summary.rows:
         click.echo("trainprobe check-summary: no readable check results; nothing written", err=True)
-        return 2
-    summary = summarize(loaded, problems)
-    _write(output, render_summary_html(summary), "class summary")
-    click.echo(render_summary_text(summary), nl=False)
-    click.echo(f"Wrote {output} ({len(loaded)} machine(s))")
-    return 1 if problems else 0
+        return of_class_page(made)
+    click.echo(render_summary_text(made.summary), nl=False)
+    if made.page:
+        click.echo(f"Wrote {made.page} ({len(made.summary.rows)} machine(s))")
+    for problem in made.problems:
+        click.echo(f"trainprobe check-summary: {problem}", err=True)
+    return of_class_page(made)
 
 
 COMMANDS = [check, check_summary]

@@ -9,33 +9,21 @@ from typing import Optional
 
 import click
 
-from ..api import TrainprobeError
-from ..compare.fail_if_slower import EXIT_SLOWER
+from ..api import DEFAULT_COMPARE_FOLDER, TrainprobeError, compare as compare_runs
 from ..display import use_color
+from ..exits import BAD_INPUT, FAILED_CHECK, of_comparison
 from ._common import say
 
 __all__ = ["COMMANDS", "compare"]
 
-DEFAULT_FOLDER = Path("trainprobe-compare")
-
-
-def _page_folder(out: Path) -> Path:
-    if out.exists() and not out.is_dir():
-        raise TrainprobeError(f"cannot use {out} as the output folder: it is a file")
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise TrainprobeError(f"cannot create output folder {out}: {exc.strerror or exc}") from None
-    return out
-
 
 @click.command()
 @click.argument("runs", metavar="RUN...", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("-o", "--out", "out", type=click.Path(path_type=Path), default=DEFAULT_FOLDER, show_default=True,
+@click.option("-o", "--out", "out", type=click.Path(path_type=Path), default=DEFAULT_COMPARE_FOLDER, show_default=True,
               help="Folder for compare.html and comparison.json (rewritten on each compare).")
 @click.option("--json", "as_json", is_flag=True, help="Print the comparison as one JSON line, the last line of stdout.")
 @click.option("--fail-if-slower", "fail_if_slower", type=click.FloatRange(min=0), metavar="PCT",
-              help=f"Exit with status {EXIT_SLOWER} when a candidate is slower than the baseline by more than PCT "
+              help=f"Exit with status {FAILED_CHECK} when a candidate is slower than the baseline by more than PCT "
                    "percent with 95% confidence (its whole interval beyond PCT).")
 def compare(runs, out: Path, as_json: bool, fail_if_slower: Optional[float]) -> int:
     """Compare runs: the first RUN is the baseline, the others candidates. A RUN is a run folder or a
@@ -46,7 +34,7 @@ def compare(runs, out: Path, as_json: bool, fail_if_slower: Optional[float]) -> 
       0  compared (and, with --fail-if-slower, no candidate slower beyond PCT with confidence;
          a difference that is not conclusive passes)
       1  compared, but the page could not be written
-      2  bad input: a missing run, not a run record, records of different schema versions,
+      2  bad input: a missing run, not a run record, a record of a newer schema,
          a run with too few steady steps to compare
       3  --fail-if-slower: a candidate is slower than the baseline by more than PCT, with confidence
 
@@ -55,30 +43,21 @@ def compare(runs, out: Path, as_json: bool, fail_if_slower: Optional[float]) -> 
       trainprobe compare runs/baseline runs/workers4
       trainprobe compare base/run.json new/run.json --json --fail-if-slower 10
     """
-    from ..compare import compare_runs, comparison_text, gate, json_view, load_runs, write_page
+    from ..compare import comparison_text, json_view
 
     try:
-        folder = _page_folder(out)
-        comparison = compare_runs(load_runs(runs))
+        result = compare_runs(runs, out, fail_if_slower)
     except TrainprobeError as exc:
         say(f"trainprobe: {exc}")
-        return 2
-    verdict = gate(comparison, fail_if_slower) if fail_if_slower is not None else None
-    page: Optional[Path] = folder / "compare.html"
-    status = 0
-    try:
-        write_page(comparison, page, verdict)
-        comparison.save(folder / "comparison.json", indent=2)
-    except OSError as exc:
-        say(f"trainprobe: the comparison page could not be written ({exc})")
-        page, status = None, 1
+        return BAD_INPUT
+    for problem in result.problems:
+        say(f"trainprobe: {problem}")
     stream = sys.stderr if as_json else sys.stdout
-    click.echo(comparison_text(comparison, verdict, page, color=use_color(stream)), file=stream)
+    click.echo(comparison_text(result.comparison, result.gate, result.page, color=use_color(stream)), file=stream)
     if as_json:
-        click.echo(json.dumps(json_view(comparison, verdict, str(page) if page else None), default=str))
-    if verdict is not None and verdict.failed:
-        return EXIT_SLOWER
-    return status
+        page = str(result.page) if result.page else None
+        click.echo(json.dumps(json_view(result.comparison, result.gate, page), default=str))
+    return of_comparison(result)
 
 
 COMMANDS = [compare]

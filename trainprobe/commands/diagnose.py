@@ -2,46 +2,18 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
-from typing import Optional
 
 import click
 
-from ..api import DEFAULT_VERIFY_BUDGET, TrainprobeError, diagnose as run_diagnose, summary_line, verify as run_verify
+from ..api import DEFAULT_VERIFY_BUDGET, TrainprobeError, diagnose as run_diagnose, is_job_command
+from ..exits import BAD_INPUT, of_run
 from ..probe.config import WindowPlan
-from ._common import exit_code_for, open_in_browser, say
-from .merge import diagnose_job_command, is_torchrun_command
+from ..vocabulary import DEFAULT_MAX_SECONDS, DEFAULT_WARMUP_STEPS, DEFAULT_WINDOW_SECONDS
+from ._common import open_in_browser, print_outcome, progress_printer, say
+from .merge import diagnose_job_command
 
 __all__ = ["COMMANDS", "diagnose"]
-
-
-def _progress(quiet: bool):
-    if quiet:
-        return lambda line: None
-    return lambda line: say(f"[trainprobe] {line}")
-
-
-def build_plan(warmup_steps: int, steps: Optional[int], window: float, max_seconds: Optional[float],
-               full: bool, profile: bool) -> WindowPlan:
-    return WindowPlan(
-        warmup_steps=warmup_steps, steps=steps, steady_seconds=window,
-        max_seconds=None if full else max_seconds, full=full, profiler=profile, cprofile=profile,
-    )
-
-
-def print_outcome(result, as_json: bool, quiet: bool) -> None:
-    from ..display import use_color
-    from ..report import terminal_summary
-
-    stream = sys.stderr if as_json else sys.stdout
-    if not quiet or not as_json:
-        text = terminal_summary(result.record, result.diagnosis, result.report_path, color=use_color(stream))
-        click.echo(text, file=stream)
-    for problem in result.problems:
-        say(f"trainprobe: {problem}")
-    if as_json:
-        click.echo(summary_line(result))
 
 
 @click.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
@@ -51,10 +23,10 @@ def print_outcome(result, as_json: bool, quiet: bool) -> None:
 @click.option("--open", "open_report", is_flag=True, help="Open the report in the browser when done.")
 @click.option("--trace", type=click.Path(path_type=Path), help="Export the profiler window as a Chrome/Perfetto trace to this file.")
 @click.option("--timeout", type=float, metavar="SECONDS", help="End the script if it is still running after this long (a hang).")
-@click.option("--max-seconds", type=float, default=90.0, show_default=True, metavar="SECONDS", help="Stop the script cleanly at the first step after this long.")
-@click.option("--warmup-steps", type=click.IntRange(0), default=5, show_default=True, help="Steps to skip before measuring (compilation, autotune, first allocations).")
+@click.option("--max-seconds", type=float, default=DEFAULT_MAX_SECONDS, show_default=True, metavar="SECONDS", help="Stop the script cleanly at the first step after this long.")
+@click.option("--warmup-steps", type=click.IntRange(0), default=DEFAULT_WARMUP_STEPS, show_default=True, help="Steps to skip before measuring (compilation, autotune, first allocations).")
 @click.option("--steps", type=click.IntRange(1), help="Measure exactly this many steady steps (default: a window of --window seconds).")
-@click.option("--window", type=float, default=6.0, show_default=True, metavar="SECONDS", help="Length of the measured window of steady steps.")
+@click.option("--window", type=float, default=DEFAULT_WINDOW_SECONDS, show_default=True, metavar="SECONDS", help="Length of the measured window of steady steps.")
 @click.option("--full", is_flag=True, help="Let the script run to its end (no early stop).")
 @click.option("--no-profile", is_flag=True, help="Skip the torch.profiler and cProfile windows.")
 @click.option("--rules", "rule_dirs", multiple=True, type=click.Path(exists=True, file_okay=False, path_type=Path), help="An extra folder of rule files (repeatable).")
@@ -79,39 +51,30 @@ def diagnose(module, out, as_json, open_report, trace, timeout, max_seconds, war
     args = list(target)
     if args and args[0] == "--":
         args = args[1:]
-    if nproc_per_node or is_torchrun_command(args):  # a whole job (trainprobe/job/)
+    plan = WindowPlan.from_options(warmup_steps=warmup_steps, steps=steps, window=window, max_seconds=max_seconds,
+                                   full=full, profile=not no_profile)
+    if nproc_per_node or is_job_command(args):  # a whole job (trainprobe/job/)
         return diagnose_job_command(args, nproc_per_node, module, out=out, as_json=as_json, quiet=quiet,
-                                    open_report=open_report, timeout=timeout, rule_dirs=rule_dirs,
-                                    plan=build_plan(warmup_steps, steps, window, max_seconds, full, not no_profile))
+                                    open_report=open_report, timeout=timeout, rule_dirs=rule_dirs, plan=plan)
     if module:
         argv = ["-m", module, *args]
     else:
         if args[1:2] == ["--"]:  # trainprobe diagnose train.py -- --epochs 3
             del args[1]
         argv = args
-    plan = build_plan(warmup_steps, steps, window, max_seconds, full, not no_profile)
     try:
         result = run_diagnose(
             argv, out_dir=out, plan=plan, timeout=timeout, trace_path=trace, rule_dirs=rule_dirs,
-            data_paths=data_paths, progress=_progress(quiet), keep_args=keep_args,
+            data_paths=data_paths, progress=progress_printer(quiet), keep_args=keep_args,
+            verify_budget=verify_budget if verify else None,
         )
     except TrainprobeError as exc:
         say(f"trainprobe: {exc}")
-        return 2
-    if verify:
-        result = _verify(result, verify_budget, quiet)
+        return BAD_INPUT
     print_outcome(result, as_json, quiet)
     if open_report and result.report_path:
         open_in_browser(result.report_path)
-    if result.interrupted:
-        return 130  # Ctrl-C after the script ended: its record and report are written all the same
-    code = exit_code_for(result.record.outcome.status, result.record.outcome.exit_code)
-    # A run that went well but whose record or report could not be saved (a full disk) is not a success.
-    return code or (1 if result.outputs_lost else 0)
-
-
-def _verify(result, budget: float, quiet: bool):
-    return run_verify(result, budget=budget, progress=_progress(quiet))
+    return of_run(result)
 
 
 COMMANDS = [diagnose]

@@ -6,9 +6,8 @@ from pathlib import Path
 
 import click
 
-from ..api import TrainprobeError, finish, load_record
-from ._common import open_in_browser, say
-from .diagnose import print_outcome
+from ..api import report as rediagnose
+from ._common import result_command
 
 __all__ = ["COMMANDS", "report"]
 
@@ -21,20 +20,7 @@ __all__ = ["COMMANDS", "report"]
 @click.option("--open", "open_report", is_flag=True, help="Open the report in the browser.")
 def report(record_path: Path, output, rule_dirs, as_json: bool, open_report: bool) -> int:
     """Re-apply the rules to a saved RUN_JSON (no new run) and write its report."""
-    try:
-        record = load_record(record_path)
-    except TrainprobeError as exc:
-        say(f"trainprobe: {exc}")
-        return 2
-    result = finish(record, record_path, rule_dirs, report_path=output)
-    print_outcome(result, as_json, quiet=False)
-    if result.interrupted:
-        return 130  # Ctrl-C during the rules: the report is written, without a verdict
-    if result.report_path is None:
-        return 1  # the diagnosis was printed, but the report the command is for was not written
-    if open_report:
-        open_in_browser(result.report_path)
-    return 0
+    return result_command(lambda: rediagnose(record_path, output, rule_dirs), as_json, open_report)
 
 
 COMMANDS = [report]

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from ..engine import load_rules
+from ..exits import OK, PARTIAL
 from ..engine.docs import fact_catalog_markdown, fact_catalog_text, rule_docs_text, rule_list_text
 
 __all__ = ["COMMANDS", "rules"]
@@ -65,7 +66,7 @@ def check(folders: tuple[Path, ...]) -> int:
     mine = [r for r in found if str(Path(r.source).parent.resolve()) in names]
     click.echo(f"{len(mine)} rule(s) loaded from {', '.join(map(str, folders))}; "
                f"{len(errors)} error(s).")
-    return 1 if errors else 0
+    return PARTIAL if errors else OK
 
 
 @rules.command("facts")

@@ -13,12 +13,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..exits import FAILED_CHECK
+
 if TYPE_CHECKING:  # the CLI reads EXIT_SLOWER at start-up without loading the comparison
     from .compare import Comparison
 
 __all__ = ["EXIT_SLOWER", "GateResult", "gate"]
 
-EXIT_SLOWER = 3  # the exit status of `trainprobe compare --fail-if-slower` when a candidate fails
+EXIT_SLOWER = FAILED_CHECK  # the exit status of `trainprobe compare --fail-if-slower` when a candidate fails
 
 
 @dataclass(frozen=True)

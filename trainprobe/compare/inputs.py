@@ -1,9 +1,10 @@
 """The runs a comparison reads: each RUN a run folder or a run.json, loaded, checked and diagnosed.
 
-Records come from ``api.load_record`` (the same refusals as ``trainprobe
-report``: not a record, a damaged one, a newer schema) and are diagnosed by
-``api.analyze``, so a compared run's verdict and findings are the ones its
-own report shows. Records of two schema versions that this version reads are
+Records are read by ``record_file.read_record`` (the same refusals as
+``trainprobe report``: not a record, a damaged one, a newer schema) and
+diagnosed by the function the caller gives (``api.compare`` gives
+``api.analyze``, so a compared run's verdict and findings are the ones its own
+report shows). Records of two schema versions that this version reads are
 compared, and the comparison flags it; one newer than this version reads is
 refused, naming both versions.
 """
@@ -15,15 +16,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 
-from ..api import TrainprobeError, analyze, load_record
 from ..findings import Diagnosis, WhatIf
 from ..record import RunRecord
+from ..record_file import RecordFileError, read_record
 
 __all__ = ["CompareError", "LoadedRun", "resolve", "load_runs", "saved_whatif"]
 
 
-class CompareError(TrainprobeError):
-    """Runs that cannot be compared, said in one sentence."""
+class CompareError(Exception):
+    """Runs that cannot be compared, said in one sentence (the api says it as its own error)."""
 
 
 @dataclass(frozen=True)
@@ -78,21 +79,17 @@ def saved_whatif(record_path: Path) -> Optional[WhatIf]:
         return None  # an unreadable old diagnosis: compared without its losses
 
 
-def load_runs(runs: Sequence[str | os.PathLike],
-              diagnose: Optional[Callable[[RunRecord], Diagnosis]] = None) -> tuple[LoadedRun, ...]:
-    """Every RUN loaded and diagnosed, in the order given (the first is the baseline).
-    Raises CompareError (a TrainprobeError) with one sentence for what cannot be compared."""
+def load_runs(runs: Sequence[str | os.PathLike], diagnose: Callable[[RunRecord], Diagnosis]) -> tuple[LoadedRun, ...]:
+    """Every RUN loaded and diagnosed by ``diagnose``, in the order given (the first is the baseline).
+    Raises CompareError with one sentence for what cannot be compared."""
     if len(runs) < 2:
         raise CompareError("give at least two runs to compare: the baseline first, then the candidates")
     paths = [resolve(r) for r in runs]
-    diagnose = diagnose or analyze
     loaded = []
     for label, path in zip(_unique([_label(p) for p in paths]), paths):
         try:
-            record = load_record(path)
-        except CompareError:
-            raise
-        except TrainprobeError as exc:
+            record = read_record(path)
+        except RecordFileError as exc:
             raise CompareError(str(exc)) from None
         loaded.append(LoadedRun(label=label, path=path, record=record, diagnosis=diagnose(record),
                                 whatif=saved_whatif(path)))

@@ -9,7 +9,7 @@ from typing import Any, Optional
 
 from ..display import jinja_environment
 from ..jsonio import write_text_atomic
-from ..report.html import _json_for_script
+from ..report.html import json_for_script
 from .bootstrap import CONFIDENCE
 from .compare import SLOW_IN_CLASS, Comparison
 from .fail_if_slower import GateResult
@@ -42,7 +42,7 @@ def page_context(c: Comparison, gate_result: Optional[GateResult] = None) -> dic
                    f"excludes 1, and inconclusive otherwise. A class view calls a run slow at {SLOW_IN_CLASS:g}× "
                    f"the median run's time or more; two runs learn differently when their late-window loss is "
                    f"more than {LOSS_TOLERANCE:.0%} apart."),
-        "raw_json": _json_for_script(c.to_dict()),
+        "raw_json": json_for_script(c.to_dict()),
     }
 
 

@@ -86,7 +86,9 @@ def rule_docs_text(rule: Rule) -> str:
         lines += [f"  {v.name}" + (f" when {v.when.source}" if v.when is not None else "") for v in rule.variants]
     if rule.options:
         lines += ["", "Option values"]
-        lines += [f"  {name} = {value!r}" for name, value in rule.options.items()]
+        shared = f"  (shared set {rule.options_from})"
+        lines += [f"  {name} = {value!r}" + (shared if name in rule.shared_options else "")
+                  for name, value in rule.options.items()]
     return "\n".join(lines).rstrip() + "\n"
 
 

@@ -14,7 +14,7 @@ __all__ = ["Rule", "EvidenceSpec", "Variant", "REQUIRED_KEYS", "OPTIONAL_KEYS", 
 REQUIRED_KEYS = ("id", "name", "category", "severity", "condition", "title", "message",
                  "advice", "docs")
 OPTIONAL_KEYS = ("snippet", "changes", "gain", "gain_base", "gain_per", "fix_id", "severity_when", "options",
-                 "evidence", "gpu_only", "without_steps", "framework", "after")
+                 "options_from", "evidence", "gpu_only", "without_steps", "framework", "after")
 GAIN_PER = ("step", "sample")  # what a gain's seconds are saved on: each step, or each step's samples
 DOC_SECTIONS = ("what", "why", "evidence", "fix", "options", "references")
 
@@ -71,7 +71,9 @@ class Rule:
     gain_per: str = "step"
     fix_id: Optional[Template] = None  # a template: the fix may depend on the facts
     severity_when: tuple[tuple[str, Expression], ...] = ()  # checked in order, first true wins
-    options: dict[str, Any] = field(default_factory=dict)
+    options: dict[str, Any] = field(default_factory=dict)  # the shared set's (options_from), then its own
+    options_from: Optional[str] = None  # the shared option set it reads (rules/shared/NAME.toml)
+    shared_options: tuple[str, ...] = ()  # the options whose values come from that set (not its own)
     evidence: tuple[EvidenceSpec, ...] = ()
     gpu_only: bool = False  # never fires on a run that did not use CUDA
     without_steps: bool = False  # may fire on a run with no measured step (settings, OOM)

@@ -1,11 +1,19 @@
-"""Find rule files, parse them and check them; a broken file is reported, never fatal."""
+"""Find rule files, parse them and check them; a broken file is reported, never fatal.
+
+Rules that must agree on thresholds (where one rule's ground ends and another's begins) name a
+shared option set instead of copying it: ``options_from = "NAME"`` reads ``shared/NAME.toml``
+beside the rule files, and the rule's own ``[options]`` override it. A folder passed with
+``--rules`` may hold its own ``shared/NAME.toml``, which replaces the built-in set for every rule
+that names it, as a rule file replaces the built-in rule of the same id.
+"""
 
 from __future__ import annotations
 
 import re
 import sys
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional, Sequence
+from typing import Any, Mapping, Optional, Sequence
 
 from ..findings import CATEGORIES, SEVERITIES, RuleDocs
 from ..facts import FACT_CATALOG
@@ -19,7 +27,8 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-__all__ = ["load_rules", "load_rule_file", "RuleFileError", "rule_files"]
+__all__ = ["load_rules", "load_rule_file", "RuleFileError", "rule_files", "SharedOptions", "shared_option_sets",
+           "SHARED_DIR"]
 
 _ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 _HEADER = re.compile(r"^\s*\[\[?[\w.\- \"]+\]\]?\s*(#.*)?$")  # [table] or [[array]]
@@ -58,14 +67,83 @@ def _toml_line(exc: tomllib.TOMLDecodeError) -> int:
     return int(match.group(1)) if match else 1
 
 
+def _read_toml(path: Path) -> tuple[str, dict[str, Any]]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RuleFileError(path, 1, f"cannot read the file: {exc}") from exc
+    try:
+        return text, tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise RuleFileError(path, _toml_line(exc), f"not valid TOML: {exc}") from exc
+
+
+SHARED_DIR = "shared"  # beside the rule files: NAME.toml, an option set rules name with options_from
+_SHARED_KEYS = ("about", "options")
+
+
+@dataclass(frozen=True)
+class SharedOptions:
+    """An option set several rules read (``options_from``), from ``shared/NAME.toml``."""
+
+    name: str
+    options: Mapping[str, Any]
+    source: str  # the file
+
+
+def _load_shared(path: Path) -> SharedOptions:
+    text, data = _read_toml(path)
+    for key in data:
+        if key not in _SHARED_KEYS:
+            raise RuleFileError(path, _key_line(text, key),
+                                f"unknown key {key!r} in a shared option set (known: {', '.join(_SHARED_KEYS)})")
+    options = data.get("options")
+    if not isinstance(options, dict) or not options:
+        raise RuleFileError(path, _key_line(text, None, "options"), "a shared option set needs an [options] table")
+    if not _ID.match(path.stem):
+        raise RuleFileError(path, 1, "a shared option set's file name must be lowercase words joined by '-'")
+    return SharedOptions(name=path.stem, options=dict(options), source=str(path))
+
+
+def shared_option_sets(folders: Sequence[Path]) -> tuple[dict[str, SharedOptions], list[str]]:
+    """Each folder's ``shared/*.toml`` by name; a later folder's set replaces an earlier one (a user's
+    ``--rules`` folder replaces a built-in set, and with it the thresholds of every rule naming it).
+    Errors are "path:line: problem"."""
+    sets: dict[str, SharedOptions] = {}
+    errors: list[str] = []
+    for folder in folders:
+        for path in sorted((Path(folder) / SHARED_DIR).glob("*.toml")):
+            try:
+                shared = _load_shared(path)
+            except RuleFileError as exc:
+                errors.append(str(exc))
+                continue
+            sets[shared.name] = shared
+    return sets, errors
+
+
 class _Builder:
     """Turns one parsed file into a Rule, raising RuleFileError at the first problem."""
 
-    def __init__(self, path: Path, text: str, data: dict[str, Any]) -> None:
+    def __init__(self, path: Path, text: str, data: dict[str, Any],
+                 shared: Optional[Mapping[str, SharedOptions]] = None) -> None:
         self.path, self.text, self.data = path, text, data
         options = data.get("options", {})
-        self.options = options if isinstance(options, dict) else {}
+        own = options if isinstance(options, dict) else {}
+        from_set = self._shared(shared or {})
+        self.options = {**from_set, **own}  # the rule's own values override the set's
+        self.shared_options = tuple(name for name in from_set if name not in own)
         self.facts = tuple(FACT_CATALOG)
+
+    def _shared(self, shared: Mapping[str, SharedOptions]) -> dict[str, Any]:
+        name = self.data.get("options_from")
+        if name is None:
+            return {}
+        if not isinstance(name, str) or name not in shared:
+            known = ", ".join(sorted(shared)) or "none"
+            self.fail(f"options_from: unknown shared option set {name!r} (known: {known}; a set is "
+                      f"{SHARED_DIR}/NAME.toml beside the rule files)", "options_from")
+        return dict(shared[name].options)
 
     def fail(self, problem: str, key: Optional[str] = None, table: Optional[str] = None):
         raise RuleFileError(self.path, _key_line(self.text, key, table) if key or table else 1,
@@ -121,7 +199,7 @@ class _Builder:
                 if key not in VARIANT_KEYS:
                     self.fail(f"[{where}]: unknown key {key!r} (known: {', '.join(VARIANT_KEYS)})", key, where)
             # Each table's keys compile like the top-level ones (the TOML table path is "framework.NAME").
-            scoped = _Builder(self.path, self.text, {where: table, "options": self.options})
+            scoped = _Builder(self.path, self.text, {where: table, "options": self.options})  # options merged
             out.append(Variant(
                 name=name,
                 advice=scoped.template("advice", where) if "advice" in table else None,
@@ -243,7 +321,8 @@ class _Builder:
                        if d.get("gain_base") else None),
             gain_per=str(d.get("gain_per", "step")),
             fix_id=self.template("fix_id") if d.get("fix_id") else None, severity_when=self.severity_when(),
-            options=dict(self.options), evidence=self.evidence(),
+            options=dict(self.options), options_from=d.get("options_from"), shared_options=self.shared_options,
+            evidence=self.evidence(),
             gpu_only=bool(d.get("gpu_only", False)),
             without_steps=bool(d.get("without_steps", False)), after=self.after(),
             line=_key_line(self.text, "condition"),
@@ -256,33 +335,33 @@ _EVALUATED_KEYS = ("condition", "title", "message", "advice", "snippet", "change
                    "severity_when")
 
 # Compiling a rule's templates takes milliseconds; a process that diagnoses many records
-# (tests, `trainprobe report` over a folder) reuses them while the file is unchanged.
-_CACHE: dict[tuple[str, int, int], Rule] = {}
+# (tests, `trainprobe report` over a folder) reuses them while the file and the shared option
+# sets it may read are unchanged.
+_CACHE: dict[tuple[str, int, int, str], Rule] = {}
 
 
-def load_rule_file(path: Path) -> Rule:
-    """Parse and check one rule file; raises RuleFileError ("path:line: problem")."""
+def load_rule_file(path: Path, shared: Optional[Mapping[str, SharedOptions]] = None) -> Rule:
+    """Parse and check one rule file; raises RuleFileError ("path:line: problem"). ``shared``: the
+    option sets ``options_from`` may name (default: the built-in ones, then its own folder's; a
+    broken one is left out, and load_rules reports it)."""
+    path = Path(path)
+    if shared is None:
+        shared, _ = shared_option_sets(_builtin_folders() + [path.parent])
     try:
         stat = path.stat()
     except OSError as exc:
         raise RuleFileError(path, 1, f"cannot read the file: {exc}") from exc
-    key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
+    key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size,
+           repr(sorted((name, sorted(s.options.items())) for name, s in shared.items())))
     if key not in _CACHE:
-        _CACHE[key] = _load_rule_file(path)
+        _CACHE[key] = _load_rule_file(path, shared)
     return _CACHE[key]
 
 
-def _load_rule_file(path: Path) -> Rule:
+def _load_rule_file(path: Path, shared: Mapping[str, SharedOptions]) -> Rule:
+    text, data = _read_toml(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise RuleFileError(path, 1, f"cannot read the file: {exc}") from exc
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise RuleFileError(path, _toml_line(exc), f"not valid TOML: {exc}") from exc
-    try:
-        rule = _Builder(path, text, data).build()
+        rule = _Builder(path, text, data, shared).build()
     except RuleFileError:
         raise
     except Exception as exc:  # pylint: disable=broad-except  # a value of an odd type, say
@@ -297,9 +376,17 @@ def rule_files(folder: Path) -> list[Path]:
     return sorted(p for p in folder.glob("*.toml") if p.is_file())
 
 
+def _builtin_folders() -> list[Path]:
+    try:
+        return [rules_dir()]
+    except FileNotFoundError:
+        return []
+
+
 def load_rules(extra_dirs: Sequence[Path] = ()) -> tuple[list[Rule], list[str]]:
     """The built-in rules, then each extra folder's; a later rule with the same id replaces
-    an earlier one (so a user can tune a built-in rule). Errors are "path:line: problem"."""
+    an earlier one (so a user can tune a built-in rule), and a later shared option set with the
+    same name replaces an earlier one (for every rule that names it). Errors are "path:line: problem"."""
     rules: dict[str, Rule] = {}
     errors: list[str] = []
     folders: list[Path] = []
@@ -313,10 +400,12 @@ def load_rules(extra_dirs: Sequence[Path] = ()) -> tuple[list[Rule], list[str]]:
             errors.append(f"{folder}:0: not a folder of rule files")
             continue
         folders.append(folder)
+    shared, shared_errors = shared_option_sets(folders)
+    errors += shared_errors
     for folder in folders:
         for path in rule_files(folder):
             try:
-                rule = load_rule_file(path)
+                rule = load_rule_file(path, shared)
             except RuleFileError as exc:
                 errors.append(str(exc))
                 continue

@@ -3,12 +3,13 @@
 The split (``breakdown``) maps the steady step's phases onto the classes so
 that they add up to the step:
 
-* ``data_wait`` -> input; ``h2d`` -> copy;
-* ``other`` (the loop's own code) -> host, except the measured sync time
-  (``sync_time_per_step``), which moves to sync, and the torch ops the loop ran
-  outside the model's forward (``loop_op_share``), which are compute;
-* forward + backward + optimizer (+ eval forwards inside training steps) ->
-  compute. On a GPU run whose CPU issues work slower than the GPU runs it
+* each phase to its class, as ``vocabulary.PHASES`` says: ``data_wait`` ->
+  input; ``h2d`` -> copy; forward + backward + optimizer (+ eval forwards
+  inside training steps) -> compute; debugging aids and ``other`` (the loop's
+  own code) -> host;
+* of host, the measured sync time (``sync_time_per_step``) moves to sync, and
+  the torch ops the loop ran outside the model's forward (``loop_op_share``)
+  to compute. On a GPU run whose CPU issues work slower than the GPU runs it
   (``cpu_cuda_ratio`` > 1), the GPU's idle time not explained by the other
   classes moves from compute to launch. On a CPU-only run the fixed cost of
   calling ops (``dispatch_share``: Python, module calls and autograd's engine
@@ -42,6 +43,7 @@ from dataclasses import replace
 from typing import Optional
 
 from ..findings import CATEGORIES, SEVERITIES, Finding, Verdict
+from ..vocabulary import PHASES
 from .. import display
 from .evaluate import SIGNIFICANT_GAIN
 from .stability import DECISIVE
@@ -73,18 +75,16 @@ def breakdown(facts: dict[str, object]) -> dict[str, float]:
         return {}
     if facts.get("device_timeline_available"):
         return _device_breakdown(facts)
+    # Each phase's share goes to its class (vocabulary.PHASES says which).
+    split = dict.fromkeys(("input", "copy", "host", "compute", "sync", "launch"), 0.0)
+    for phase in PHASES:
+        split[phase.cause] = split.get(phase.cause, 0.0) + _f(facts, f"{phase.name}_share")
     # The loop's own code ("other") holds Python, sync waits and torch ops called outside the
     # model's forward (a model run through .forward() directly, tensor work on batches): the ops
     # are the device's work, compute.
     loop_ops = min(_f(facts, "loop_op_share"), _f(facts, "other_share"))
-    split = {
-        "input": _f(facts, "data_wait_share"),
-        "copy": _f(facts, "h2d_share"),
-        "host": _f(facts, "other_share") - loop_ops + _f(facts, "debug_share"),
-        "compute": _f(facts, "compute_share") + _f(facts, "eval_share") + loop_ops,
-        "sync": 0.0,
-        "launch": 0.0,
-    }
+    split["host"] -= loop_ops
+    split["compute"] += loop_ops
     sync = min(_f(facts, "sync_share"), split["host"])
     split["host"] -= sync
     split["sync"] = sync

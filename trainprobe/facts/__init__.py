@@ -12,11 +12,13 @@ stopping the diagnosis.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Optional
 
+from ..figures import JobFigures
 from ..findings import Fact
 from ..record import RunRecord
 from . import batching, code, compute, device, gpu, host, input, job, memory, ops, parts, settings, steps
+from . import job as job_family
 from .trace import blank_unknowable, unknown_in_a_trace
 from .input import suggest_prefetch_factor, with_suggested_workers
 
@@ -52,10 +54,14 @@ def _run_family(compute: _Compute, record: RunRecord) -> dict:
         return {}
 
 
-def compute_facts(record: RunRecord) -> tuple[Fact, ...]:
-    """Every fact of the catalog for ``record``, in catalog order; unknown values are None."""
+def compute_facts(record: RunRecord, job: Optional[JobFigures] = None) -> tuple[Fact, ...]:
+    """Every fact of the catalog for ``record``, in catalog order; unknown values are None. ``job``: the
+    figures of the job ``record`` is a rank of (facts/job.py), for the job's own facts."""
     values: dict[str, object] = {}
     for module in FAMILIES:
+        if module is job_family:
+            values.update(_run_family(lambda r: job_family.compute(r, job), record))
+            continue
         values.update(_run_family(module.compute, record))
     _complete(values, record)
     return tuple(

@@ -10,6 +10,7 @@ a data-bound run.
 from __future__ import annotations
 
 from ..record import RunRecord, Step
+from ..vocabulary import PHASE_NAMES
 from ._stats import mean, median, percentile, ratio
 from .window import after_warmup, borrowed_warmup, mean_step_time, partial_batches, steady_steps, warmup_steps
 
@@ -17,8 +18,9 @@ __all__ = ["FAMILY", "FACTS", "PHASES", "compute"]
 
 FAMILY = "steps"
 
-# The step's phases, in the order the report lists them; ``other`` is what no hook timed.
-PHASES = ("data_wait", "h2d", "forward", "backward", "optimizer", "eval", "debug", "other")
+# The step's phases, in step order; ``other`` is what no hook timed. Each gets a share and a
+# per-step fact (and a warm-up one): the vocabulary's phases, so a new phase gets its facts.
+PHASES = PHASE_NAMES
 
 FACTS = {
     "steady_steps": ("count", "Steps in the measured (steady) window: validation, epoch-start and "

@@ -1,11 +1,14 @@
-"""Whole jobs: a script launched through torchrun, every rank probed, one record and one report.
+"""Whole jobs: a script launched through torchrun with every rank probed, the nodes' folders of one
+job, the trainer processes a script starts: each becomes one job record (record_job.JobRecord).
 
-``launch`` (the parent: torchrun with each rank as trainprobe's child), ``rank`` (in each rank:
-its folder, its collectives, DDP's settings), ``assemble`` (each rank's stream -> its record),
-``analysis`` (the ranks side by side: collectives split into waiting and transfer, the straggler
-and its cause), ``run`` (diagnose a job, merge the nodes' folders).
+``launch`` (the parent: torchrun with each rank as trainprobe's child), ``assemble`` (each rank's
+stream -> its rank record), ``build`` (the ranks -> the job record: a torchrun job, merged nodes, a
+job saved by an earlier version), ``trainers`` (the trainer processes a script started). What the
+ranks are measured by lives under probe/ (probe/ranks.py, probe/trainers.py); what is judged of
+the ranks side by side is the job fact family (facts/job.py); api/job.py orchestrates.
 """
 
-from .run import diagnose_job, job_result, merge_job
+from .assemble import JobInputError
+from .build import merged_job, saved_job, torchrun_job
 
-__all__ = ["diagnose_job", "merge_job", "job_result"]
+__all__ = ["JobInputError", "merged_job", "saved_job", "torchrun_job"]

@@ -1,6 +1,6 @@
-"""Each rank's folder -> its run record, and what the job analysis needs beside it.
+"""Each rank's folder -> its rank record: its run record, its collectives and DDP's settings.
 
-A rank's folder (``rank<RANK>/``, written by job/rank.py in the rank) holds its event stream;
+A rank's folder (``rank<RANK>/``, written in the rank: probe/ranks.py) holds its event stream;
 the parent turns it into ``rank<RANK>/run.json`` as a single run's stream is turned into one
 (probe/assemble.py). The collectives and DDP's settings stay in the stream, where
 ``trainprobe merge`` reads them again.
@@ -9,35 +9,38 @@ the parent turns it into ``rank<RANK>/run.json`` as a single run's stream is tur
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Optional
 
-from ..record import Outcome, ProcessSeries, RunRecord, Samples
+from ..record import DdpSettings, Outcome, ProcessSeries, RunRecord, Samples
+from ..record_file import RecordFileError, read_record, write_record
+from ..record_job import Collective, RankRecord
 
-__all__ = ["RankRun", "Collective", "read_rank_events", "rank_folders", "assemble_ranks", "load_rank"]
+__all__ = ["RankEvents", "JobInputError", "read_rank_events", "rank_folders", "assemble_ranks", "load_rank"]
 
 _RANK_DIR = re.compile(r"^rank(\d+)$")
 
 
-@dataclass(frozen=True)
-class Collective:
-    kind: str  # all_reduce, barrier, ddp_all_reduce, ...
-    start: float  # seconds from the node's launch
-    duration: float
-    nbytes: Optional[int]
-    step: int  # the step index it ran in
-    phase: Optional[str]  # the step phase it ran in (backward for DDP's all-reduce)
+class JobInputError(Exception):
+    """A folder that does not hold what a job's rank needs, in one plain sentence."""
 
 
 @dataclass(frozen=True)
-class RankRun:
-    rank: int
-    folder: Path
-    record: RunRecord
+class RankEvents:
+    """What a rank's event stream holds beside its steps: its collectives, DDP's settings, its identity."""
+
     collectives: tuple[Collective, ...] = ()
-    ddp: dict = field(default_factory=dict)
-    info: dict = field(default_factory=dict)  # world_size, local_rank, node_rank, pid
+    ddp: Optional[DdpSettings] = None
+    backend: Optional[str] = None
+    info: Optional[dict] = None  # world_size, local_rank, node_rank, pid
+
+    def record(self, rank: int, folder: Path, record: RunRecord) -> RankRecord:
+        info = self.info or {}
+        return RankRecord(rank=rank, record=record, folder=str(folder), node=str(folder.parent),
+                          collectives=self.collectives, ddp=self.ddp, backend=self.backend,
+                          world_size=info.get("world_size"), local_rank=info.get("local_rank"),
+                          node_rank=info.get("node_rank"), pid=info.get("pid"))
 
 
 def rank_folders(out: Path) -> list[tuple[int, Path]]:
@@ -49,14 +52,14 @@ def rank_folders(out: Path) -> list[tuple[int, Path]]:
     return sorted(found)
 
 
-def read_rank_events(folder: Path) -> tuple[tuple[Collective, ...], dict, dict]:
+def read_rank_events(folder: Path) -> RankEvents:
     """The collectives, the last DDP settings and the rank's identity from its event stream."""
     from ..probe.events import read_events
 
     collectives, ddp, info = [], {}, {}
     path = folder / "events.jsonl"
     if not path.exists():
-        return (), {}, {}
+        return RankEvents()
     for event in read_events(path):
         kind = event.get("type")
         if kind == "collective":
@@ -69,7 +72,18 @@ def read_rank_events(folder: Path) -> tuple[tuple[Collective, ...], dict, dict]:
             ddp = {k: v for k, v in event.items() if k != "type"}
         elif kind == "rank":
             info = {k: v for k, v in event.items() if k != "type"}
-    return tuple(collectives), ddp, info
+    return RankEvents(tuple(collectives), _ddp(ddp), str(ddp["backend"]) if ddp.get("backend") else None, info)
+
+
+def _ddp(ddp: dict) -> Optional[DdpSettings]:
+    if not ddp:
+        return None
+    unused = ddp.get("unused_parameter_bytes")
+    return DdpSettings(
+        bucket_cap_mb=ddp.get("bucket_cap_mb"), gradient_as_bucket_view=ddp.get("gradient_as_bucket_view"),
+        static_graph=ddp.get("static_graph"), find_unused_parameters=ddp.get("find_unused_parameters"),
+        broadcast_buffers=ddp.get("broadcast_buffers"), unused_parameter_bytes=None if unused is None else int(unused),
+        post_forward_time=ddp.get("post_forward_time"), parameters=ddp.get("parameters"))
 
 
 def _rank_samples(samples: Samples, pid: Optional[int], ranks: set) -> Samples:
@@ -113,14 +127,14 @@ def _first_failure(children: dict, ended: dict) -> Optional[tuple[int, str]]:
 
 def _rank_outcome(child, launch, failed: Optional[tuple[int, str]], rank: int,
                   ended: Optional[float] = None) -> Outcome:
-    from ..probe.launch import _outcome
+    from ..probe.outcome import build_outcome
 
     end = child.script_ended if child.script_ended is not None else launch.duration
     startup = child.clock.get("first_activity") or (child.steps[0].start if child.steps else None)
     if child.outcome is not None:
         code = child.outcome.get("exit_code")
         code = 0 if code is None and child.outcome.get("status") in ("completed", "stopped") else code
-        outcome = _outcome(code if isinstance(code, int) else 1, child.outcome, False, launch.interrupted, end,
+        outcome = build_outcome(code if isinstance(code, int) else 1, child.outcome, False, launch.interrupted, end,
                            startup, child.stop_requested)
         if outcome.status == "failed" and failed is not None and failed[0] != rank:
             outcome = replace(outcome, reason=f"{outcome.reason}, after rank {failed[0]} failed ({failed[1]})")
@@ -140,35 +154,41 @@ def _rank_outcome(child, launch, failed: Optional[tuple[int, str]], rank: int,
                                            "os._exit)", **base)
 
 
-def assemble_ranks(launch, environment, user_dirs: tuple[str, ...]) -> list[RankRun]:
+def assemble_ranks(launch, environment, user_dirs: tuple[str, ...]) -> list[RankRecord]:
     """Every rank's record from its stream, saved as ``rank<RANK>/run.json``."""
     from ..probe.assemble import EventFollower, assemble_record
-    from ..probe.launch import _invocation, ProbeOptions
+    from ..probe.launch import ProbeOptions, invocation_for
 
     folders = rank_folders(launch.out)
     children = {rank: EventFollower(str(folder / "events.jsonl")).poll() for rank, folder in folders}
     runs = []
     options = ProbeOptions(out_dir=launch.out, plan=launch.plan, timeout=launch.timeout)
     events = {rank: read_rank_events(folder) for rank, folder in folders}
-    pids = {info.get("pid") for _, _, info in events.values()}
-    ended = {rank: _ended_at(children[rank], launch.samples, events[rank][2].get("pid")) for rank, _ in folders}
+    pids = {(e.info or {}).get("pid") for e in events.values()}
+    ended = {rank: _ended_at(children[rank], launch.samples, (events[rank].info or {}).get("pid"))
+             for rank, _ in folders}
     failed = _first_failure(children, ended) if not (launch.timed_out or launch.interrupted) else None
     for rank, folder in folders:
         child = children[rank]
-        collectives, ddp, info = events[rank]
-        invocation = replace(_invocation(launch.target, options, launch.t0), command_line=launch.command_line)
+        invocation = replace(invocation_for(launch.target, options, launch.t0), command_line=launch.command_line)
         outcome = _rank_outcome(child, launch, failed, rank, ended[rank])
         record = assemble_record(invocation=invocation, environment=environment, child=child,
-                                 samples=_rank_samples(launch.samples, info.get("pid"), pids), outcome=outcome,
-                                 out_dir=str(folder), user_dirs=user_dirs, final=True)
-        record.save(folder / "run.json")
-        runs.append(RankRun(rank, folder, record, collectives, ddp, info))
+                                 samples=_rank_samples(launch.samples, (events[rank].info or {}).get("pid"), pids),
+                                 outcome=outcome, out_dir=str(folder), user_dirs=user_dirs, final=True)
+        lost = write_record(record, folder / "run.json")
+        if lost:  # the rank's record stays in the job's record (job.json)
+            record = replace(record, notes=record.notes + (lost,))
+        runs.append(events[rank].record(rank, folder, record))
     return runs
 
 
-def load_rank(folder: Path, rank: int) -> RankRun:
+def load_rank(folder: Path, rank: int) -> RankRecord:
     """A rank's saved record and its stream's collectives (``trainprobe merge``)."""
-    from ..api import load_record
-
-    collectives, ddp, info = read_rank_events(folder)
-    return RankRun(rank, folder, load_record(folder / "run.json"), collectives, ddp, info)
+    path = folder / "run.json"
+    if not path.exists():
+        raise JobInputError(f"{folder} has no run.json (its node's trainprobe did not finish)")
+    try:
+        record = read_record(path)
+    except RecordFileError as exc:
+        raise JobInputError(str(exc)) from None
+    return read_rank_events(folder).record(rank, folder, record)

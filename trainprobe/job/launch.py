@@ -25,6 +25,8 @@ from typing import Callable, Optional, Sequence
 
 from ..probe.child import BOOTSTRAP
 from ..probe.config import CONFIG_ENV, ChildConfig, WindowPlan
+from ..probe.plugins import PluginSpec
+from ..probe.ranks import RANK_PLUGIN
 
 __all__ = ["JobLaunch", "TorchrunError", "split_torchrun", "job_plan", "launch_job", "is_torchrun_command"]
 
@@ -128,14 +130,14 @@ def launch_job(torchrun_args: Sequence[str], target: Sequence[str], out: Path, p
                progress: Callable[[str], None] = lambda line: None,
                child_output: Optional[Path] = None) -> JobLaunch:
     """Run the job to its end (or ``timeout``); what ran and how it ended."""
-    from ..probe.launch import _ForwardedSignals
+    from ..probe.launch import ForwardedSignals
     from ..probe.samplers import start_sampling
 
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.monotonic()
     config = ChildConfig(argv=tuple(target), out_dir=str(out.resolve()),
                          events_path=str((out / "rank0" / "events.jsonl").resolve()), t0=t0,
-                         plan=job_plan(plan), job=True)
+                         plan=job_plan(plan), job=True, plugins=(PluginSpec(RANK_PLUGIN),))
     config_path = out / "child-config.json"
     config.save(config_path)
     env = os.environ.copy()
@@ -156,7 +158,7 @@ def launch_job(torchrun_args: Sequence[str], target: Sequence[str], out: Path, p
             output.close()
     sampling = start_sampling(proc.pid, t0, interval)
     timed_out = False
-    with _ForwardedSignals(proc.pid) as signals:
+    with ForwardedSignals(proc.pid) as signals:
         watch = _Watch(out, progress)
         while True:
             try:
@@ -181,13 +183,13 @@ def launch_job(torchrun_args: Sequence[str], target: Sequence[str], out: Path, p
 
 def _end(proc: subprocess.Popen) -> Optional[int]:
     """SIGTERM to torchrun and every rank, a grace period, then SIGKILL."""
-    from ..probe.launch import _kill_tree
+    from ..probe.launch import kill_tree
 
-    _kill_tree(proc.pid, signal.SIGTERM)
+    kill_tree(proc.pid, signal.SIGTERM)
     try:
         return proc.wait(timeout=_GRACE)
     except subprocess.TimeoutExpired:
-        _kill_tree(proc.pid, signal.SIGKILL)
+        kill_tree(proc.pid, signal.SIGKILL)
         return None
 
 

@@ -23,9 +23,11 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 
 from ..version import __version__
-from ..api import DiagnoseResult, TrainprobeError, finish, output_folder
+from ..api import DiagnoseResult, TrainprobeError, finish
+from ..api.outputs import output_folder
 from ..probe.config import WindowPlan
 from ..record import Availability, Invocation, Outcome, RunRecord, Samples
+from ..record_file import write_record
 
 __all__ = ["LiveOptions", "LiveSession"]
 
@@ -159,8 +161,9 @@ class LiveSession:
         try:
             record = self._record(outcome, samples)
             record_path = self.out / "run.json"
-            record.save(record_path)
-            return finish(record, record_path, self.options.rule_dirs)
+            lost = write_record(record, record_path)  # a full disk costs run.json, not the report in the notebook
+            return finish(record, record_path, self.options.rule_dirs, problems=[lost] if lost else [],
+                          record_saved=lost is None)
         except Exception as err:  # pylint: disable=broad-except  # the cell's own ending must still come through
             raise TrainprobeError(f"trainprobe could not make its record ({type(err).__name__}: {err}); what it "
                                   f"measured is in {self.out / 'events.jsonl'}") from err
@@ -261,16 +264,11 @@ def _ending(exc: Optional[BaseException]) -> dict:
 
 
 def _outcome(ending: dict, child, duration: float, startup: Optional[float]) -> Outcome:
+    """How the cell's code ended, told as a script's ending is (probe/outcome.py): the cell ran in this
+    process, so its ending's status stands for a return code."""
+    from ..probe.outcome import build_outcome
+
     status = ending["status"]
-    reasons = {
-        "completed": "the code ran to its end",
-        "stopped": f"trainprobe stopped the code cleanly at a step boundary: "
-                   f"{ending.get('reason') or child.stop_requested or 'measured enough steps'}",
-        "interrupted": "interrupted (the kernel was interrupted)",
-        "failed": f"the code failed with {ending.get('exception_type')}",
-    }
-    message = str(ending.get("exception_message") or "").lower()
-    return Outcome(status=status, exit_code=ending.get("exit_code"), exception_type=ending.get("exception_type"),
-                   exception_message=ending.get("exception_message"), traceback=ending.get("traceback"),
-                   reason=reasons[status], duration=duration, startup=startup,
-                   oom="out of memory" in message or "OutOfMemory" in str(ending.get("exception_type")))
+    code = {"completed": 0, "stopped": 0, "interrupted": 130}.get(status, 1)
+    return build_outcome(code, ending, False, status == "interrupted", duration, startup, child.stop_requested,
+                         what="the code")

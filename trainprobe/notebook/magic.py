@@ -19,15 +19,17 @@ from typing import Any, Optional
 
 import click
 
+from ..vocabulary import DEFAULT_MAX_SECONDS, DEFAULT_WARMUP_STEPS, DEFAULT_WINDOW_SECONDS
+
 __all__ = ["load_ipython_extension", "unload_ipython_extension", "parse_options", "run_cell"]
 
 
 @click.command(name="%%trainprobe", context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("-o", "--out", type=click.Path(path_type=Path), help="Folder for run.json and the report (default: a new folder under ./trainprobe-runs).")
-@click.option("--max-seconds", type=float, default=90.0, show_default=True, metavar="SECONDS", help="Stop the cell cleanly at the first step after this long.")
-@click.option("--warmup-steps", type=click.IntRange(0), default=5, show_default=True, help="Steps to skip before measuring.")
+@click.option("--max-seconds", type=float, default=DEFAULT_MAX_SECONDS, show_default=True, metavar="SECONDS", help="Stop the cell cleanly at the first step after this long.")
+@click.option("--warmup-steps", type=click.IntRange(0), default=DEFAULT_WARMUP_STEPS, show_default=True, help="Steps to skip before measuring.")
 @click.option("--steps", type=click.IntRange(1), help="Measure exactly this many steady steps.")
-@click.option("--window", type=float, default=6.0, show_default=True, metavar="SECONDS", help="Length of the measured window of steady steps.")
+@click.option("--window", type=float, default=DEFAULT_WINDOW_SECONDS, show_default=True, metavar="SECONDS", help="Length of the measured window of steady steps.")
 @click.option("--full", is_flag=True, help="Let the cell run to its end (no early stop).")
 @click.option("--no-profile", is_flag=True, help="Skip the torch.profiler and cProfile windows.")
 @click.option("--rules", "rule_dirs", multiple=True, type=click.Path(exists=True, file_okay=False, path_type=Path), help="An extra folder of rule files (repeatable).")
@@ -71,8 +73,8 @@ def _compile(shell: Any, line: str, cell: str, filename: str, number: int) -> tu
 def run_cell(shell: Any, line: str, cell: str) -> Any:
     """``%%trainprobe``: run ``cell`` under the probe in ``shell``'s namespace; the cell's value."""
     from ..api import TrainprobeError
-    from ..commands.diagnose import build_plan
-    from ..probe.runner import ProbeStop
+    from ..probe.config import WindowPlan
+    from ..probe.stop import ProbeStop
     from .cells import cell_filename
     from .kernel import kernel_cells, notebook_path
     from .live import LiveOptions, LiveSession
@@ -85,8 +87,9 @@ def run_cell(shell: Any, line: str, cell: str) -> Any:
     notebook = notebook_path()
     filename = cell_filename(notebook, f"In[{number}]")
     code, last = _compile(shell, line, cell, filename, number)
-    plan = build_plan(options["warmup_steps"], options["steps"], options["window"], options["max_seconds"],
-                      options["full"], not options["no_profile"])
+    plan = WindowPlan.from_options(warmup_steps=options["warmup_steps"], steps=options["steps"],
+                                   window=options["window"], max_seconds=options["max_seconds"],
+                                   full=options["full"], profile=not options["no_profile"])
     live = LiveOptions(out_dir=options["out"], plan=plan, rule_dirs=tuple(options["rule_dirs"]),
                        label=f"{Path(notebook).stem}-cell{number}", command_line=f"%%trainprobe {line}".strip(),
                        quiet=options["quiet"])

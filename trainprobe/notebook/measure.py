@@ -9,6 +9,7 @@ from typing import Optional
 
 from ..api import DiagnoseResult
 from ..probe.config import WindowPlan
+from ..vocabulary import DEFAULT_MAX_SECONDS, DEFAULT_WARMUP_STEPS, DEFAULT_WINDOW_SECONDS
 from .live import LiveOptions, LiveSession
 
 __all__ = ["measure"]
@@ -27,13 +28,13 @@ class measure:  # pylint: disable=invalid-name  # used as a function: with train
     output, with a link to the full report; elsewhere it is printed.
     """
 
-    def __init__(self, out: Optional[str | os.PathLike] = None, *, max_seconds: Optional[float] = 90.0,
-                 full: bool = False, warmup_steps: int = 5, steps: Optional[int] = None, window: float = 6.0,
+    def __init__(self, out: Optional[str | os.PathLike] = None, *, max_seconds: Optional[float] = DEFAULT_MAX_SECONDS,
+                 full: bool = False, warmup_steps: int = DEFAULT_WARMUP_STEPS, steps: Optional[int] = None,
+                 window: float = DEFAULT_WINDOW_SECONDS,
                  profile: bool = True, rules: tuple = (), quiet: bool = False, show: bool = True,
                  plan: Optional[WindowPlan] = None) -> None:
-        from ..commands.diagnose import build_plan
-
-        plan = plan or build_plan(warmup_steps, steps, window, max_seconds, full, profile)
+        plan = plan or WindowPlan.from_options(warmup_steps=warmup_steps, steps=steps, window=window,
+                                               max_seconds=max_seconds, full=full, profile=profile)
         self.options = LiveOptions(out_dir=Path(out) if out else None, plan=plan,
                                    rule_dirs=tuple(Path(r) for r in rules), label="measure", quiet=quiet,
                                    command_line="with trainprobe.measure(...)")

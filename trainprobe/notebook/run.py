@@ -160,7 +160,7 @@ def _run_cell(cell: Cell, path: str, namespace: dict, shell: Any, current: _Cell
 def _raise_swallowed_stop() -> None:
     """A cell magic that catches everything (%%time, %%capture) showed trainprobe's stop request
     instead of passing it on: end the notebook here, as the request asked."""
-    from ..probe.runner import ProbeStop
+    from ..probe.stop import ProbeStop
 
     last = getattr(sys, "last_value", None)
     if isinstance(last, ProbeStop):

@@ -30,6 +30,7 @@ from torch.nn.parameter import is_lazy
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_leaves
 
+from ..vocabulary import TIMED_PHASE_NAMES
 from . import flops as flop_formulas
 from .storages import PERSISTENT, Born, StorageLedger, user_sites
 
@@ -44,8 +45,9 @@ _METADATA = frozenset(getattr(torch.ops.aten, name).default for name in (
     "stride", "sym_stride", "storage_offset", "sym_storage_offset", "numel", "sym_numel", "dim",
 ) if hasattr(torch.ops.aten, name))
 
-_PHASES = {"forward": "forward", "backward": "backward", "optimizer": "optimizer", "eval": "eval",
-           "data_wait": "data_wait", "h2d": "h2d"}
+# The phase an allocation is put to: the clock's, but for the code it times inside the loop's own
+# (zero_grad, a closure's code) and anomaly mode's stack capture, which count as the loop's ("other").
+_PHASES = {p: p for p in TIMED_PHASE_NAMES if p != "debug"}
 
 
 def census_blocked(compiled: bool) -> Optional[str]:

@@ -53,12 +53,8 @@ def _instrument(config: ChildConfig, sink: EventSink):
         if plugin is not None:
             instrumentation.plug_in(plugin)
         instrumentation.install()
-        if config.job:
-            from ..job.rank import install_job_probes
-
-            install_job_probes(config, sink, instrumentation.clock)
-        else:  # training in processes the script starts (hogwild): trainprobe/job/trainers.py
-            from ..job.trainers import capture_trainers
+        if not config.job:  # training in processes the script starts (hogwild): probe/trainers.py
+            from .trainers import capture_trainers
 
             capture_trainers(instrumentation, config)
         sink.emit("instrumented", t=time.monotonic() - config.t0)
@@ -86,8 +82,8 @@ def main(bootstrap_path: str = "") -> None:
     if bootstrap_path and bootstrap_path in sys.path:
         sys.path.remove(bootstrap_path)
     config = ChildConfig.load(os.environ.pop(CONFIG_ENV))
-    if config.job:  # one rank of a torchrun job: its own folder (trainprobe/job/rank.py)
-        from ..job.rank import for_this_rank
+    if config.job:  # one rank of a torchrun job: its own folder; its collectives are timed by a plug-in
+        from .ranks import for_this_rank
 
         config = for_this_rank(config)
     sink = EventSink(config.events_path)

@@ -36,14 +36,17 @@ from typing import Callable, Optional
 
 from ..facts.window import MIN_STEADY_STEPS
 from ..record import PHASE_AFTER, PHASE_CENSUS, PHASE_CPROFILE, PHASE_PROFILED, PHASE_STEADY, PHASE_WARMUP
+from ..vocabulary import INNER_PHASE_NAMES, TIMED_PHASE_NAMES
 from .config import WindowPlan
-from .runner import ProbeStop
+from .stop import ProbeStop
 
 __all__ = ["PHASES", "PhaseRanges", "StepClock"]
 
-# ``debug`` is anomaly mode's stack capture, nested in the forward it slows down. ``closure`` is the
-# code of a closure passed to optimizer.step(): timed apart from the optimizer, it ends up in ``other``.
-PHASES = ("data_wait", "h2d", "forward", "backward", "optimizer", "zero_grad", "eval", "debug", "closure")
+# The phases hooks time: the step's own (all but ``other``, the rest of the step, which the clock
+# computes from them) and those timed inside ``other`` (zero_grad). ``debug`` is anomaly mode's stack
+# capture, nested in the forward it slows down. ``closure`` is the code of a closure passed to
+# optimizer.step(): timed apart from the optimizer, it ends up in ``other`` (no Step field holds it).
+PHASES = TIMED_PHASE_NAMES + INNER_PHASE_NAMES + ("closure",)
 # Provisional units (before the first optimizer step) give way to the final ones.
 _PROVISIONAL = ("batch", "backward")
 _PROFILED_SLOWDOWN = 1.3  # profiled steps run this much slower, at most (torch.profiler, cProfile)
@@ -174,6 +177,11 @@ class StepClock:
         self.last_samples: Optional[int] = None  # the step just closed: its batch and duration
         self.last_duration = 0.0
 
+
+    @property
+    def current_phase(self) -> Optional[str]:
+        """The step phase the loop is in now (the innermost), or None between phases."""
+        return self._stack[-1] if self._stack else None
     def defer(self, action: Callable[[], None]) -> None:
         """Run ``action`` when the next phase begins, i.e. outside the hook that closed the step.
 
@@ -365,8 +373,7 @@ class StepClock:
             self._unwind(now)
         duration = now - self._step_start
         acc = self._acc
-        measured = (acc["data_wait"] + acc["h2d"] + acc["forward"] + acc["backward"] + acc["optimizer"]
-                    + acc["eval"] + acc["debug"])  # zero_grad and a closure's own code are part of other
+        measured = sum(acc[p] for p in TIMED_PHASE_NAMES)  # zero_grad and a closure's code are part of other
         validation = acc["eval"] > 0.5 * duration
         if self.ranges is not None:
             self.ranges.end_step()

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from ..jsonio import JsonMixin
+from ..vocabulary import DEFAULT_MAX_SECONDS, DEFAULT_WARMUP_STEPS, DEFAULT_WINDOW_SECONDS
 from .plugins import PluginSpec
 
 __all__ = ["WindowPlan", "ChildConfig", "CONFIG_ENV"]
@@ -29,10 +30,10 @@ class WindowPlan(JsonMixin):
     by time, not steps, because step times range from 1 ms to seconds.
     """
 
-    warmup_steps: int = 5
+    warmup_steps: int = DEFAULT_WARMUP_STEPS
     warmup_max_seconds: float = 20.0  # slow steps: leave warm-up after 2 steps past this
     steady_min_steps: int = 8
-    steady_seconds: float = 6.0
+    steady_seconds: float = DEFAULT_WINDOW_SECONDS
     steady_max_steps: int = 300  # enough for stable medians of fast steps
     steady_max_seconds: float = 25.0  # very slow steps: end the window after 5 steps past this
     census: bool = True  # count one step's FLOPs, bytes and memory after warm-up, and measure the CPU's peak
@@ -43,11 +44,19 @@ class WindowPlan(JsonMixin):
     cprofile_min_steps: int = 3
     cprofile_seconds: float = 1.5
     cprofile_max_steps: int = 50
-    max_seconds: Optional[float] = 90.0  # stop at the next step after this long (None: no limit)
+    max_seconds: Optional[float] = DEFAULT_MAX_SECONDS  # stop at the next step after this long (None: no limit)
     full: bool = False  # let the script run to its end
     steps: Optional[int] = None  # exact number of steady steps, overrides steady_seconds
     profiler: bool = True
     cprofile: bool = True
+
+    @classmethod
+    def from_options(cls, *, warmup_steps: int, steps: Optional[int], window: float, max_seconds: Optional[float],
+                     full: bool, profile: bool) -> "WindowPlan":
+        """The plan the window options of ``trainprobe diagnose``, ``%%trainprobe`` and
+        ``trainprobe.measure`` describe (``--full`` lifts ``--max-seconds``)."""
+        return cls(warmup_steps=warmup_steps, steps=steps, steady_seconds=window,
+                   max_seconds=None if full else max_seconds, full=full, profiler=profile, cprofile=profile)
 
 
 @dataclass(frozen=True)
@@ -59,4 +68,4 @@ class ChildConfig(JsonMixin):
     plan: WindowPlan = field(default_factory=WindowPlan)
     trace_path: Optional[str] = None
     plugins: tuple[PluginSpec, ...] = ()  # code that acts at the hooks' points (the what-if's fixes)
-    job: bool = False  # one rank of a torchrun job: write under out_dir/rank<RANK>/ (see trainprobe/job/rank.py)
+    job: bool = False  # one rank of a torchrun job: write under out_dir/rank<RANK>/ (probe/ranks.py)

@@ -197,7 +197,8 @@ class Instrumentation:
         """Attach a plug-in (before ``install``); it acts at the hooks' points from then on."""
         self.plugin = plugin
         plugin.install(PluginContext(emit=self.sink.emit, registry=self.reg,
-                                     position=lambda: (self.clock.steps_emitted, self.clock.window)))
+                                     position=lambda: (self.clock.steps_emitted, self.clock.window),
+                                     phase=lambda: self.clock.current_phase, t0=self.config.t0))
 
     def install(self) -> None:
         self.sink.emit("torch_env", **_torch_env())  # now: once the script ran out of memory, reading may abort

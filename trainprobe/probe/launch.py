@@ -25,13 +25,16 @@ from ..version import __version__
 from ..interrupts import interrupts_held
 from ..jsonio import write_problem
 from ..record import Environment, Invocation, Outcome, RunRecord, Samples
+from ..record_file import write_record
 from .assemble import EventFollower, assemble_record
 from .child import BOOTSTRAP
 from .config import CONFIG_ENV, ChildConfig, WindowPlan
+from .outcome import build_outcome, oom_kill_count
 from .plugins import PluginSpec
 from .redact import redact_args
 
-__all__ = ["ProbeOptions", "ProbeResult", "ProbeStartError", "run_probe", "default_out_dir"]
+__all__ = ["ProbeOptions", "ProbeResult", "ProbeStartError", "run_probe", "default_out_dir", "invocation_for",
+           "collect_environment", "kill_tree", "ForwardedSignals"]
 
 _PARTIAL_EVERY = 5.0  # seconds between partial run.json writes
 _GRACE = 5.0  # seconds a terminated child gets before SIGKILL
@@ -81,16 +84,7 @@ def default_out_dir(target: Sequence[str], base: Path = Path("trainprobe-runs"))
             n += 1
 
 
-def _signal_name(code: int) -> Optional[str]:
-    if code >= 0:
-        return None
-    try:
-        return signal.Signals(-code).name
-    except ValueError:
-        return f"signal {-code}"
-
-
-def _kill_tree(pid: int, sig: int) -> None:
+def kill_tree(pid: int, sig: int) -> None:
     try:
         import psutil
 
@@ -105,7 +99,7 @@ def _kill_tree(pid: int, sig: int) -> None:
             pass
 
 
-def _invocation(target: Sequence[str], options: ProbeOptions, t0: float) -> Invocation:
+def invocation_for(target: Sequence[str], options: ProbeOptions, t0: float) -> Invocation:
     module = target[1] if target and target[0] == "-m" else None
     script = None if module else str(Path(target[0]).resolve())
     args = tuple(target[2:] if module else target[1:])
@@ -133,7 +127,7 @@ def _invocation(target: Sequence[str], options: ProbeOptions, t0: float) -> Invo
     )
 
 
-def _collect_environment(data_paths: Sequence[str]) -> Environment:
+def collect_environment(data_paths: Sequence[str]) -> Environment:
     try:
         from ..machine import collect_environment
 
@@ -142,71 +136,6 @@ def _collect_environment(data_paths: Sequence[str]) -> Environment:
         import platform
 
         return Environment(python=platform.python_version(), platform=platform.platform())
-
-
-def oom_kill_count() -> Optional[int]:
-    """The kernel's count of processes its out-of-memory killer ended (``oom_kill`` in /proc/vmstat,
-    Linux 4.13+; else the memory cgroup's, v2 or v1); None where no counter can be read. A SIGKILL
-    is called out of memory only when this count rose while the script ran."""
-    sources = (("/proc/vmstat", "oom_kill "), ("/sys/fs/cgroup/memory.events", "oom_kill "),
-               ("/sys/fs/cgroup/memory/memory.oom_control", "oom_kill "))
-    for path, key in sources:
-        try:
-            with open(path, encoding="ascii") as fh:
-                for line in fh:
-                    if line.startswith(key):
-                        return int(line.split()[1])
-        except (OSError, ValueError, IndexError):
-            continue
-    return None
-
-
-def _outcome(returncode: int, child_outcome: Optional[dict], timed_out: bool, interrupted: bool,
-             duration: float, startup: Optional[float], stop_requested: Optional[str],
-             oom_killed: Optional[bool] = None) -> Outcome:
-    """``oom_killed``: whether the kernel's OOM killer ended a process while the script ran (None:
-    no counter could be read)."""
-    signame = _signal_name(returncode)
-    base = dict(exit_code=returncode, signal=signame, duration=duration, startup=startup)
-    if timed_out:
-        return Outcome(status="timeout", reason="the script ran past --timeout and trainprobe ended it", **base)
-    info = child_outcome or {}
-    exc_type = info.get("exception_type")
-    message = str(info.get("exception_message", "")).lower()
-    # CUDA's OutOfMemoryError, Python's MemoryError, and the CPU allocator's "can't allocate memory".
-    oom = bool(exc_type and ("OutOfMemory" in exc_type or exc_type.endswith("MemoryError"))) or any(
-        words in message for words in ("out of memory", "can't allocate memory", "cannot allocate memory"))
-    fields = dict(
-        exception_type=exc_type,
-        exception_message=info.get("exception_message"),
-        traceback=info.get("traceback"),
-        oom=oom,
-        **base,
-    )
-    status = info.get("status")
-    if status == "interrupted" or (interrupted and returncode in (-signal.SIGINT, -signal.SIGKILL, 130)):
-        # A second Ctrl-C makes trainprobe end the script with SIGKILL: still an interruption.
-        return Outcome(status="interrupted", reason="interrupted with Ctrl-C", **fields)
-    if status == "stopped" or (stop_requested and returncode == 0):
-        reason = info.get("reason") or stop_requested or "measured enough steps"
-        return Outcome(status="stopped", reason=f"trainprobe stopped the script cleanly: {reason}", **fields)
-    if signame:
-        hint = ""
-        if signame == "SIGKILL":
-            # Out of memory only on the kernel's word: a kill -9 from a user or a scheduler is not one.
-            fields["oom"] = oom or bool(oom_killed)
-            hint = (" by the kernel's out-of-memory killer" if oom_killed else
-                    ", sender unknown (the kernel's out-of-memory counter did not move)" if oom_killed is False
-                    else ", sender unknown")
-        return Outcome(status="killed", reason=f"the script was killed by {signame}{hint}", **fields)
-    if returncode == 0:
-        return Outcome(status="completed", reason="the script ran to its end", **fields)
-    if exc_type:
-        return Outcome(status="failed", reason=f"the script failed with {exc_type}", **fields)
-    if child_outcome is None:
-        return Outcome(status="failed", reason=f"the script exited with status {returncode} before trainprobe "
-                                               "could record how it ended (os._exit?)", **fields)
-    return Outcome(status="failed", reason=f"the script exited with status {returncode}", **fields)
 
 
 class _Progress:
@@ -251,7 +180,7 @@ def run_probe(target: Sequence[str], options: ProbeOptions,
         where = exc.filename or options.out_dir
         raise ProbeStartError(f"{write_problem(where, exc)}; the script was not started") from None
     sampling = start_sampling(proc.pid, run.t0, options.interval)
-    with _ForwardedSignals(proc.pid) as signals:
+    with ForwardedSignals(proc.pid) as signals:
         returncode = run.watch(proc, sampling)
     end = time.monotonic()
     with interrupts_held() as late:  # the script has ended: a Ctrl-C now must not cost its record
@@ -261,7 +190,7 @@ def run_probe(target: Sequence[str], options: ProbeOptions,
     return replace(result, interrupted=bool(late)) if late else result
 
 
-class _ForwardedSignals:
+class ForwardedSignals:
     """While the script runs, Ctrl-C and SIGTERM reach it as they would under plain python.
 
     The child gets the same Ctrl-C (same process group) and ends the script as
@@ -277,12 +206,12 @@ class _ForwardedSignals:
     def _on_sigint(self, signum, frame) -> None:
         self.interrupts += 1
         if self.interrupts >= 2:
-            _kill_tree(self.pid, signal.SIGKILL)
+            kill_tree(self.pid, signal.SIGKILL)
 
     def _on_sigterm(self, signum, frame) -> None:
-        _kill_tree(self.pid, signal.SIGTERM)
+        kill_tree(self.pid, signal.SIGTERM)
 
-    def __enter__(self) -> "_ForwardedSignals":
+    def __enter__(self) -> "ForwardedSignals":
         for sig, handler in ((signal.SIGINT, self._on_sigint), (signal.SIGTERM, self._on_sigterm)):
             try:
                 if signal.getsignal(sig) == signal.SIG_IGN:
@@ -312,7 +241,7 @@ class _Run:
         self.events_path = self.out / "events.jsonl"
         self.oom_kills_at_start = oom_kill_count()
         self.t0 = time.monotonic()
-        self.invocation = _invocation(target, options, self.t0)
+        self.invocation = invocation_for(target, options, self.t0)
         self.script_dir = os.path.dirname(self.invocation.script) if self.invocation.script else os.getcwd()
         self.user_dirs = tuple({self.script_dir, os.getcwd()})
         self.environment: Optional[Environment] = None
@@ -358,7 +287,7 @@ class _Run:
             self.progress_view.update(child)
             if self.environment is None:
                 # Collected while the script starts up: it costs the parent, not the training.
-                self.environment = _collect_environment(self.options.data_paths or (self.script_dir,))
+                self.environment = collect_environment(self.options.data_paths or (self.script_dir,))
             if self._past_timeout(now):
                 returncode = self._end_timed_out(proc)
                 if returncode is not None:
@@ -379,11 +308,11 @@ class _Run:
         """SIGTERM, a grace period, then SIGKILL; the return code if it ended within the grace."""
         self.timed_out = True
         self.progress(f"the script ran past --timeout ({self.options.timeout:g} s): ending it")
-        _kill_tree(proc.pid, signal.SIGTERM)
+        kill_tree(proc.pid, signal.SIGTERM)
         try:
             return proc.wait(timeout=_GRACE)
         except subprocess.TimeoutExpired:
-            _kill_tree(proc.pid, signal.SIGKILL)
+            kill_tree(proc.pid, signal.SIGKILL)
             return None  # reaped by the watch loop
 
     def _forget_secrets(self) -> None:
@@ -408,26 +337,25 @@ class _Run:
         environment = self.environment
         if environment is None or found:
             # The datasets' own roots (torchvision datasets have .root) tell where the data lives.
-            environment = _collect_environment(tuple(data_paths) + tuple(found) or (self.script_dir,))
+            environment = collect_environment(tuple(data_paths) + tuple(found) or (self.script_dir,))
         first = child.clock.get("first_activity")
         if first is None and child.steps:
             first = child.steps[0].start
         kills = oom_kill_count()
         oom_killed = None if kills is None or self.oom_kills_at_start is None else kills > self.oom_kills_at_start
-        outcome = _outcome(returncode, child.outcome, self.timed_out, interrupted, end - self.t0, first,
+        outcome = build_outcome(returncode, child.outcome, self.timed_out, interrupted, end - self.t0, first,
                            child.stop_requested, oom_killed)
         extra = () if child.started else ("the child process ended before trainprobe could start the script",)
         record = assemble_record(
             invocation=self.invocation, environment=environment, child=child, samples=samples, outcome=outcome,
             out_dir=str(self.out), user_dirs=self.user_dirs, final=True, extra_notes=extra,
         )
-        try:
-            record.save(self.record_path)
-        except OSError as exc:
+        lost = write_record(record, self.record_path)
+        if lost is not None:
             # The record stays in memory for the verdict; on disk, the last complete partial one stands.
             kept = (f"the last complete record ({self.last_saved[0]} steps, written {self.last_saved[1]:.0f} s "
                     f"into the run) is kept there" if self.last_saved else "no complete record could be kept")
-            problem = f"{write_problem(self.record_path, exc)}: {kept}; the verdict printed is from memory"
+            problem = f"{lost}: {kept}; the verdict printed is from memory"
             return ProbeResult(record=record, record_path=self.record_path, problems=(problem,),
                                record_saved=False)
         return ProbeResult(record=record, record_path=self.record_path)
@@ -443,7 +371,6 @@ def _write_partial(path: Path, invocation: Invocation, environment: Optional[Env
             invocation=invocation, environment=environment or Environment(), child=child, samples=samples,
             outcome=outcome, out_dir=str(out), user_dirs=user_dirs, final=False,
         )
-        record.save(path)
-        return True
+        return write_record(record, path) is None
     except Exception:
         return False  # a partial record is a bonus; never let it break the run

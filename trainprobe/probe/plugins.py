@@ -42,6 +42,8 @@ class PluginContext:
     emit: Callable[..., None]  # emit(kind, **fields): one event in the child's stream
     registry: Any  # probe.settings.Registry: what the script built and how it used it
     position: Callable[[], tuple[int, str]]  # (steps so far, current window)
+    phase: Callable[[], Optional[str]] = lambda: None  # the step phase the loop is in (None: between phases)
+    t0: float = 0.0  # the parent's launch time (time.monotonic()): events' times are relative to it
 
     def note(self, text: str) -> None:
         try:

@@ -22,23 +22,12 @@ from dataclasses import dataclass
 from typing import Optional, Sequence
 
 from ..notebook.cells import in_cell_terms
+from .stop import ProbeStop
 from .frames import inside, is_trainprobe, package_dir
 
 __all__ = ["Target", "RunResult", "ProbeStop", "run_target", "user_traceback"]
 
 _STDLIB_DIR = package_dir(runpy)  # where runpy.py is (a user's script may be named runpy.py too)
-
-
-class ProbeStop(BaseException):
-    """Raised from a step hook to end the script once the probe has measured enough.
-
-    A BaseException so that ``except Exception`` in the user's loop lets it
-    through, as it does KeyboardInterrupt.
-    """
-
-    def _render_traceback_(self) -> list[str]:
-        """What IPython shows for it instead of a traceback (a cell magic that catches everything)."""
-        return [f"trainprobe stopped the cell here: {self}"]
 
 
 @dataclass(frozen=True)

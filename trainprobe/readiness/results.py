@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
+from ..exits import FAILED_CHECK, OK, PARTIAL
 from ..jsonio import JsonMixin
 from ..machine import TorchDevice, TorchFacts  # the probe reads the same facts
 from ..record import Environment
@@ -25,7 +26,9 @@ PASS, WARN, FAIL, SKIP = "pass", "warn", "fail", "skip"
 STATUSES = (FAIL, WARN, PASS, SKIP)  # worst first
 
 READY, WARNINGS, NOT_READY = "ready", "warnings", "not_ready"
-EXIT_CODES = {READY: 0, WARNINGS: 1, NOT_READY: 2}
+# trainprobe's one exit policy (trainprobe/exits.py): "Not ready" is a check that says no, as compare's gate;
+# 2 is bad input for every command. Results saved before this said 2 for "Not ready".
+EXIT_CODES = {READY: OK, WARNINGS: PARTIAL, NOT_READY: FAILED_CHECK}
 VERDICT_TEXT = {READY: "Ready", WARNINGS: "Ready with warnings", NOT_READY: "Not ready"}
 
 RESULT_TAG = "TRAINPROBE_RESULT "  # prefixes a child measurement's JSON line (see bench.py)
@@ -100,7 +103,7 @@ class CheckResult(JsonMixin):
     measurements: tuple[Measurement, ...] = ()
     grades: tuple[Grade, ...] = ()
     verdict: str = NOT_READY
-    exit_code: int = 2
+    exit_code: int = FAILED_CHECK
 
     def counts(self) -> dict[str, int]:
         return {s: sum(g.status == s for g in self.grades) for s in STATUSES}

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from .. import display
+from ..engine.verdict import near_peak
 from ..findings import Diagnosis
 from ..record import RunRecord
 from .roofline import RoofPoint, roofline_svg
@@ -111,7 +112,7 @@ def compute_section(record: RunRecord, diagnosis: Diagnosis) -> dict[str, Any]:
         "unknown": unknown,
         "summary": summary,
         "mfu": mfu, "mfu_text": display.share(mfu, 1),
-        "near_peak": isinstance(mfu, (int, float)) and mfu >= 0.7,
+        "near_peak": near_peak(facts),  # the verdict's own test: the section agrees with the headline
         "uncounted": facts.get("uncounted_ops"),
         "outside_load": (f"Other programs kept {display.number(outside)} cores busy while the peak was measured: "
                          "it may read low, and the MFU high.") if isinstance(outside, (int, float)) and outside >= 0.5

@@ -16,7 +16,7 @@ from .. import display
 from .sections import bare_reason
 
 __all__ = ["HOTSPOTS_SHOWN", "ops_section", "hotspots_section", "environment_section", "settings_section",
-           "device_section", "ranks_section"]
+           "device_section"]
 
 # Rows of a hotspot or op table shown before "more": the rest fold away.
 HOTSPOTS_SHOWN = 12
@@ -264,21 +264,3 @@ def device_section(diagnosis: Diagnosis) -> dict[str, Any]:
     numbers = [(label, fmt(facts.get(name))) for name, label, fmt in _DEVICE_FACTS]
     return {"available": True, "base": display.seconds(facts.get("profiled_step_time")), "rows": rows,
             "numbers": [(k, v) for k, v in numbers if v != display.UNKNOWN]}
-
-
-def ranks_section(record: RunRecord) -> dict[str, Any]:
-    """Every rank of a job read from several ranks' traces, as each rank's diagnosis found it."""
-    if record.job is not None:  # a job trainprobe ran or merged (trainprobe/job/)
-        from ..job.views import job_section
-
-        return job_section(record)
-    rows = [{"rank": "?" if r.rank is None else str(r.rank), "steps": display.count(r.steps),
-             "step_time": display.seconds(r.step_time), "idle": display.share(r.gpu_idle_share),
-             "communication": display.share(r.exposed_communication_share),
-             "data_wait": display.share(r.data_wait_share), "verdict": r.verdict, "slowest": r.slowest,
-             "files": ", ".join(os.path.basename(f) for f in r.files)} for r in record.ranks]
-    slowest = next((r for r in record.ranks if r.slowest), None)
-    why = None
-    if slowest is not None and slowest.why_slowest:
-        why = f"Rank {slowest.rank} is the slowest: {slowest.why_slowest}. This report is rank {slowest.rank}'s."
-    return {"rows": rows, "why": why}

@@ -26,12 +26,13 @@ from ..jsonio import to_dict, write_text_atomic
 from .. import display
 from .compute import compute_section, memory_section
 from .downsample import thin_indices
-from .details import (device_section, environment_section, hotspots_section, ops_section, ranks_section,
+from .job import job_section
+from .details import (device_section, environment_section, hotspots_section, ops_section,
                       settings_section)
 from .sections import breakdown_section, findings_section, header_section, outcome_section, verdict_section
 from .timelines import hero_chart, timelines_section
 
-__all__ = ["render_html", "write_html", "embedded_record", "RAW_RECORD_MAX_BYTES", "RAW_SAMPLES_MAX",
+__all__ = ["render_html", "write_html", "json_for_script", "embedded_record", "RAW_RECORD_MAX_BYTES", "RAW_SAMPLES_MAX",
            "RAW_STEPS_MAX"]
 
 # The raw record is embedded whole while its JSON stays under this size. Past
@@ -45,7 +46,7 @@ RAW_STEPS_MAX = 2_000
 RAW_DIGITS = 6
 
 
-def _json_for_script(data: Any) -> Markup:
+def json_for_script(data: Any) -> Markup:
     """JSON that is safe inside <script type="application/json">.
 
     ``<`` is written as ``\\u003c`` so no string in the record (an exception
@@ -132,7 +133,7 @@ def report_context(record: RunRecord, diagnosis: Diagnosis,
         "timelines": timelines_section(record),
         "ops": ops_section(record),
         "device": device_section(diagnosis),
-        "ranks": ranks_section(record),
+        "ranks": job_section(diagnosis),
         "hotspots": hotspots_section(record),
         "environment": environment_section(record),
         "settings": settings_section(record),
@@ -140,7 +141,7 @@ def report_context(record: RunRecord, diagnosis: Diagnosis,
         "rule_errors": list(diagnosis.rule_errors),
         "not_judged": list(diagnosis.not_judged),
         "rules_evaluated": diagnosis.rules_evaluated,
-        "raw_json": _json_for_script(raw),
+        "raw_json": json_for_script(raw),
         "raw_note": raw_note,
         "raw_filename": (record_path.name if record_path else "run.json"),
     }

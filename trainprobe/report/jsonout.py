@@ -62,10 +62,7 @@ def json_summary(record: RunRecord, diagnosis: Diagnosis, report_path: Optional[
         "rule_errors": list(diagnosis.rule_errors),
         "not_judged": list(diagnosis.not_judged),
         "source": "trace" if record.profiler.source == "trace" else "probe",
-        "ranks": [{"rank": r.rank, "step_time_s": r.step_time, "gpu_idle_share": r.gpu_idle_share,
-                   "exposed_communication_share": r.exposed_communication_share,
-                   "data_wait_share": r.data_wait_share, "verdict": r.verdict, "slowest": r.slowest,
-                   "why_slowest": r.why_slowest, "files": list(r.files)} for r in record.ranks],
+        "ranks": _ranks(diagnosis),
         "report_path": str(report_path) if report_path is not None else None,
         "record_path": str(record_path) if record_path is not None else None,
     }
@@ -138,3 +135,20 @@ def _whatif(diagnosis: Diagnosis) -> Optional[dict[str, Any]]:
     return {"budget_s": w.budget, "elapsed_s": round(w.elapsed, 1), "trials": len(w.trials),
             "combined": w.combined.to_dict() if w.combined else None, "stopped": w.stopped,
             "saved_in": "diagnosis.json"}
+
+
+def _ranks(diagnosis: Diagnosis) -> list[dict]:
+    """Every rank of a job, as its figures hold it (facts/job.py); the lead's why in words beside it."""
+    job = diagnosis.job
+    if job is None:
+        return []
+    from .job import why_text
+
+    why = why_text(job)
+    lead = job.straggler if job.straggler is not None else job.slowest
+    return [{"rank": r.rank, "step_time_s": r.step_time, "steady_steps": r.steady_steps,
+             "phases_s": dict(r.phases), "collective_time_s": r.collective_time,
+             "collective_wait_s": r.collective_wait, "collective_transfer_s": r.collective_transfer,
+             "status": r.status, "error": r.error, "verdict": r.verdict, "straggler": r.straggler,
+             "slowest": r.slowest, "why_slowest": why if r.rank == lead else None, "files": list(r.files)}
+            for r in job.ranks]

@@ -19,7 +19,7 @@ from typing import Any, Optional
 
 from ..findings import Diagnosis, Finding
 from ..record import RunRecord
-from .. import display
+from .. import display, vocabulary
 
 __all__ = [
     "PHASES", "STATUS_TEXT", "CATEGORY_TEXT",
@@ -27,17 +27,8 @@ __all__ = [
     "findings_section", "gpu_unavailable_reason", "bare_reason",
 ]
 
-# Step phases in display order: (field, label, colour).
-PHASES = (
-    ("data_wait", "data wait", "#d55e00"),
-    ("h2d", "host→device copy", "#e69f00"),
-    ("forward", "forward", "#0b5cad"),
-    ("backward", "backward", "#56b4e9"),
-    ("optimizer", "optimizer", "#009e73"),
-    ("eval", "validation", "#cc79a7"),
-    ("debug", "debugging aids (anomaly mode)", "#7f3c8d"),
-    ("other", "other (Python, logging, zero_grad…)", "#9aa5b1"),
-)
+# Step phases in display order: (field, label, colour), as the vocabulary names and colours them.
+PHASES = tuple((p.name, p.label, p.colour) for p in vocabulary.PHASES)
 
 _SHOWN_WHEN_USED = ("debug",)  # a row only for runs that spent time there
 

@@ -77,18 +77,10 @@ def terminal_summary(record: RunRecord, diagnosis: Diagnosis, report_path: Optio
     if diagnosis.not_judged:
         lines.append(paint(f"{len(diagnosis.not_judged)} rule(s) could not be judged from a trace (it holds no "
                            "DataLoader, optimizer or machine settings); the report lists what each needs.", "dim"))
-    if record.job is not None:  # a job trainprobe ran or merged (trainprobe/job/)
-        from ..job.views import terminal_lines
+    if diagnosis.job is not None:  # a job: every rank side by side (report/job.py)
+        from .job import terminal_lines
 
-        lines.extend(terminal_lines(record))
-    for rank in () if record.job is not None else record.ranks:
-        mark = "  ← slowest" if rank.slowest else ""
-        lines.append(f"  rank {'?' if rank.rank is None else rank.rank}: step {display.seconds(rank.step_time)} · "
-                     f"GPU idle {display.share(rank.gpu_idle_share)} · exposed communication "
-                     f"{display.share(rank.exposed_communication_share)} · {rank.verdict}{mark}")
-    slowest = next((r for r in record.ranks if r.slowest and r.why_slowest), None)
-    if slowest is not None and record.job is None:
-        lines.append(f"  rank {slowest.rank} is the slowest: {_one_line(slowest.why_slowest, 200)}")
+        lines.extend(terminal_lines(diagnosis))
     if report_path is not None:
         lines.append("")
         lines.append(f"Report: {paint(str(report_path), 'bold')}")

@@ -11,10 +11,11 @@ from typing import Any, Optional, Sequence
 from ..findings import Diagnosis
 from ..record import RunRecord, Step
 from .. import display
+from ..vocabulary import PHASE
 from .charts import PALETTE, Band, Line, Marker, MAX_STEP_TICKS, timeline
 from .sections import bare_reason, gpu_unavailable_reason
 
-__all__ = ["timelines_section", "hero_chart", "time_range", "phase_bands"]
+__all__ = ["timelines_section", "hero_chart", "time_range", "phase_bands", "other_load", "OUTSIDE_LOAD_RULE"]
 
 _PHASE_COLORS = {"warmup": "#eceff3", "census": "#f1f1ec", "steady": "#e4f0fb", "profiled": "#fbf3dc",
                  "cprofile": "#f3e8f7", "after": "#ffffff"}
@@ -164,9 +165,10 @@ def _step_chart(record: RunRecord, ctx: dict[str, Any]) -> Optional[dict[str, An
     if not steps:
         return None
     t = [s.start for s in steps]
+    wait = PHASE["data_wait"]
     lines = [Line("step time", t, [s.duration for s in steps], PALETTE[0]),
-             Line("data wait", t, [s.data_wait for s in steps], "#d55e00", fill=True)]
-    legend = [("step time", PALETTE[0], False), ("of which waiting for data", "#d55e00", False)]
+             Line(wait.label, t, [s.data_wait for s in steps], wait.colour, fill=True)]
+    legend = [("step time", PALETTE[0], False), (f"of which {wait.doing}", wait.colour, False)]
     svg = timeline(lines, y_format=display.seconds, label="Step time", height=150, **ctx)
     return _chart("Step time, step by step", svg, legend)
 
@@ -192,21 +194,20 @@ def hero_summary(record: RunRecord, facts: dict[str, Any]) -> Optional[str]:
     return text + " during the steady steps."
 
 
-# Other programs using this many cores (or this share of the usable ones) are worth a warning.
-_OUTSIDE_MIN_CORES = 0.5
-_OUTSIDE_MIN_SHARE = 0.15
+# The rule whose finding says other programs competed for the CPU: the banner shows when it fired,
+# so the rule's thresholds (and a --rules override of them) decide both.
+OUTSIDE_LOAD_RULE = "outside-cpu-load"
 
 
-def other_load(facts: dict[str, Any]) -> Optional[str]:
-    """A warning when other programs kept the machine's CPUs busy during the steady steps."""
-    outside, usable = facts.get("outside_cpu_cores"), facts.get("usable_cores")
-    if outside is None or not usable:
+def other_load(diagnosis: Diagnosis) -> Optional[str]:
+    """A warning when other programs kept the machine's CPUs busy while trainprobe measured: the
+    outside-cpu-load finding's title, and what it means for the timings above it."""
+    finding = next((f for f in diagnosis.findings if f.id == OUTSIDE_LOAD_RULE), None)
+    if finding is None or not finding.title:
         return None
-    if outside < max(_OUTSIDE_MIN_CORES, _OUTSIDE_MIN_SHARE * usable):
-        return None
-    return (f"Other programs kept about {display.number(outside, 2)} of the machine's "
-            f"{facts.get('logical_cores') or usable} cores busy during the steady steps, so these timings "
-            "may be slower and noisier than on a quiet machine.")
+    title = finding.title.strip().rstrip(".")
+    return (f"{title[:1].upper()}{title[1:]}, so these timings may be slower and noisier than on a "
+            "quiet machine.")
 
 
 def hero_chart(record: RunRecord, diagnosis: Diagnosis) -> Optional[dict[str, Any]]:
@@ -220,7 +221,7 @@ def hero_chart(record: RunRecord, diagnosis: Diagnosis) -> Optional[dict[str, An
     if chart is not None:
         facts = diagnosis.fact_values()
         chart["note"] = hero_summary(record, facts) or ""
-        chart["noise"] = other_load(facts)
+        chart["noise"] = other_load(diagnosis)
     return chart
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Iterable, Optional
 
 from ..record import Availability, OpStat, ProfilerSummary, Step
+from ..vocabulary import INNER_PHASE_NAMES, TIMED_PHASE_NAMES
 from .classify import (KERNEL_LAUNCHES, SYNC_CALLS, SYNC_KIND, copy_direction, copy_pageable, half_precision,
                        is_communication, is_matmul_conv, on_tensor_cores)
 from .collect import CPU_KINDS, GPU_KINDS, Collected, CpuThread
@@ -44,8 +45,9 @@ _CPU_MATMUL_CONV = ("conv", "addmm", "aten::mm", "bmm", "matmul", "linear", "gem
 _SMALL_OP = 10.0  # µs: an op this short is mostly its fixed cost (dispatch, setup)
 _STEP_NUMBER = re.compile(r"ProfilerStep#(\d+)")
 _OPTIMIZER_STEP = "Optimizer.step"
-# A trainprobe phase range -> the Step field it fills (the live probe's clock writes these).
-_PHASE_FIELDS = ("data_wait", "h2d", "forward", "backward", "optimizer", "eval", "debug", "zero_grad")
+# A trainprobe phase range -> the Step field it fills (the live probe's clock writes these): the
+# step's timed phases, and those timed inside ``other`` (zero_grad), which the rest of the step holds.
+_PHASE_FIELDS = TIMED_PHASE_NAMES + INNER_PHASE_NAMES
 
 
 @dataclass(frozen=True)
@@ -141,7 +143,7 @@ def digest(collected: Collected, trace_path: Optional[str] = None) -> TraceDiges
             h2d = copying.covered(a, b) * _US
             fields = {"data_wait": data, "optimizer": opt, "h2d": h2d,
                       "forward": max(0.0, duration - data - opt - h2d)}
-        timed = sum(v for f, v in fields.items() if f != "zero_grad")
+        timed = sum(v for f, v in fields.items() if f not in INNER_PHASE_NAMES)
         steps.append(Step(
             index=number, start=(a - lo) * _US, duration=duration, other=max(0.0, duration - timed),
             phase="profiled", boundary="trace", batches=1 if loader.covered(a, b) > 0 else 0,

@@ -1,4 +1,4 @@
-"""In each rank of a job: where its record goes, and how long its collectives take.
+"""In each rank of a job: where its record goes, and how long its collectives take (a probe plug-in).
 
 torchrun starts every rank as trainprobe's child (``--no-python python -c BOOTSTRAP``); the
 child finds its rank in torchrun's environment (``RANK``) and writes under ``rank<RANK>/``.
@@ -7,7 +7,10 @@ Collectives are timed from the rank's side, entry to exit: the Python-level call
 a communication hook that does what DDP's default does (average the bucket with an all-reduce)
 and notes when each bucket was ready and when its all-reduce finished. A rank that arrives early
 waits inside the collective; comparing the same call across ranks splits its time into waiting
-and transfer (job/analysis.py).
+and transfer (facts/job.py).
+
+The timing is :class:`RankProbe`, a plug-in (probe/plugins.py) that the job's launcher names in
+the ranks' config (``RANK_PLUGIN``): the probe knows it only by that name.
 """
 
 from __future__ import annotations
@@ -20,7 +23,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Optional
 
-__all__ = ["for_this_rank", "install_job_probes", "COLLECTIVES"]
+from .plugins import PluginContext, ProbePlugin
+
+__all__ = ["for_this_rank", "RankProbe", "RANK_PLUGIN", "COLLECTIVES"]
+
+RANK_PLUGIN = "trainprobe.probe.ranks:RankProbe"
 
 # torch.distributed's collectives timed where the script calls them (synchronous calls: the call's
 # duration is the collective's; with async_op=True only the call is timed).
@@ -47,16 +54,28 @@ def for_this_rank(config):
     return replace(config, out_dir=str(out), events_path=str(out / "events.jsonl"))
 
 
-def install_job_probes(config, sink, clock=None) -> None:
-    """Time the collectives and read DDP's settings in this rank; never fails the script.
+class RankProbe(ProbePlugin):
+    """Times this rank's collectives and reads DDP's settings; never fails the script."""
 
-    ``clock`` (probe/clock.py's StepClock) tells the step index and the step phase the loop is in,
-    noted with each collective so that its waiting is taken out of the phase it lengthened."""
+    def __init__(self, options: Optional[dict] = None) -> None:
+        super().__init__()
+
+    def install(self, context: PluginContext) -> None:
+        super().install(context)
+        try:
+            install_job_probes(context)
+        except Exception as exc:  # pylint: disable=broad-except  # time less rather than fail the rank
+            context.note(f"trainprobe could not time this rank's collectives ({type(exc).__name__}: {exc})")
+
+
+def install_job_probes(context: PluginContext) -> None:
+    """Time the collectives and read DDP's settings in this rank. Each collective is noted with the step
+    index and the step phase the loop is in, so that its waiting is taken out of the phase it
+    lengthened."""
+    sink = context  # emit(kind, **fields)
+
     def where() -> tuple:
-        if clock is None:
-            return (-1, None)
-        stack = clock._stack  # pylint: disable=protected-access  # read only
-        return (clock.steps_emitted, stack[-1] if stack else "other")
+        return (context.position()[0], context.phase() or "other")
 
     env = os.environ
     sink.emit("rank", rank=this_rank(), local_rank=_int(env.get("LOCAL_RANK")),
@@ -67,7 +86,7 @@ def install_job_probes(config, sink, clock=None) -> None:
         from torch.distributed import distributed_c10d as c10d
     except Exception:  # a torch without distributed: nothing to time
         return
-    t0 = config.t0
+    t0 = context.t0
 
     def note(kind: str, start: float, end: float, nbytes: Optional[int], at: Optional[tuple] = None) -> None:
         step, phase = at or where()
