@@ -43,6 +43,9 @@ def main() -> None:
     parser.add_argument("--slow-rank", type=int, default=-1)
     parser.add_argument("--slow-ms", type=float, default=40.0, help="per batch, on the slow rank")
     parser.add_argument("--rank0-work", type=float, default=0.0, help="seconds of rank-0-only work per step")
+    parser.add_argument("--rank0-eval-every", type=int, default=0,
+                        help="every N steps rank 0 alone evaluates (--rank0-eval-ms) while the others wait")
+    parser.add_argument("--rank0-eval-ms", type=float, default=200.0)
     parser.add_argument("--find-unused", action="store_true")
     parser.add_argument("--no-sampler", action="store_true")
     parser.add_argument("--crash-rank", type=int, default=-1)
@@ -75,6 +78,8 @@ def main() -> None:
             opt.step()
             if rank == 0 and args.rank0_work:
                 time.sleep(args.rank0_work)  # logging, a checkpoint: work only rank 0 does
+            if rank == 0 and args.rank0_eval_every and (step + 1) % args.rank0_eval_every == 0:
+                time.sleep(args.rank0_eval_ms / 1000)  # an evaluation on rank 0 alone, every N steps
             now = time.perf_counter()
             times.append(now - last)
             last = now
