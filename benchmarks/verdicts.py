@@ -34,7 +34,9 @@ def _line(kind: str, name: str, diagnosis) -> dict:
 
 def _records():
     for path in sorted((DATA / "runs").rglob("*.json")):
-        if path.name.endswith(("run.json",)) and "whatif" not in path.name:
+        # Not real_test/, the held-out test set: benchmarks/accuracy.py scores it once a session's rules
+        # are final, and no other figure may look at it.
+        if path.name.endswith("run.json") and "whatif" not in path.name and "real_test" not in path.parts:
             yield path
     for path in sorted((DATA / "jobs").glob("*/run.json")):
         yield path

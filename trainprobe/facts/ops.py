@@ -120,9 +120,15 @@ _MODEL_PHASES = ("forward", "backward", "optimizer", "eval")
 def _framework_overhead(record: RunRecord) -> dict[str, object]:
     """The part of a step that does not grow with the batch: the model's phases' time outside their
     ops (Python, module calls, hooks, the autograd engine between nodes) and each op's fixed call
-    cost, measured over the profiled steps so the wall times and the op times cover the same steps."""
+    cost, measured over the profiled steps so the wall times and the op times cover the same steps.
+
+    All the profiled steps, validation steps among them: the profiler's op times (and its op count) are
+    per profiled step, every step of the window. Averaging the phases' wall time over the training
+    steps alone set a training step's forward and backward against a fraction of their ops' time
+    whenever the loop evaluated inside the window (a loss curve every few steps), and most of a large
+    model's step looked like a fixed cost."""
     prof = record.profiler
-    profiled = [s for s in record.steps if s.phase == "profiled" and not s.validation]
+    profiled = [s for s in record.steps if s.phase == "profiled"]
     if not prof.op_time_by_phase or not profiled or prof.ops_per_step is None:
         return {}
     n = len(profiled)
