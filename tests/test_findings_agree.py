@@ -24,7 +24,6 @@ import pytest
 
 from recorded import ALL_RUNS, GALLERY_RUNS, TRACES_DIR, diagnosed, diagnosis_of, load, trace_record_at
 from trainprobe import display
-from trainprobe.api import analyze
 from trainprobe.engine.evaluate import SIGNIFICANT_GAIN
 from trainprobe.engine.rulefiles import load_rule_file
 from trainprobe.findings import SEVERITIES, Diagnosis
@@ -69,8 +68,11 @@ def _diagnosis(kind: str, path: Path) -> tuple[object, Diagnosis]:
         return record, diagnosis_of(record)
     if path in ALL_RUNS:
         return diagnosed(path)
-    record = load(path)
-    return record, analyze(record)  # a job's record: its straggler or failed rank leads
+    from trainprobe.api.job import job_beside, judge
+
+    job = job_beside(load(path), path)  # a job's run.json: the job, as `trainprobe report` judges it
+    diagnosis = judge(job)
+    return job.as_run(diagnosis.job.subject), diagnosis
 
 
 @pytest.mark.parametrize("kind, path", CASES)

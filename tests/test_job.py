@@ -150,6 +150,31 @@ def test_no_share_exceeds_the_step_and_no_gain_exceeds_what_removing_the_wait_al
     assert "rank 1 holds the job back" in diagnosis.verdict.headline
 
 
+def test_a_job_whose_steps_are_spiky_reads_as_plain_figures_on_one_base(tmp_path):
+    """A real 2-rank job (tests/data/jobs/rank0_eval) where rank 0 alone evaluates for 200 ms every 5
+    steps: the steps are 3.5 ms but for every fifth, and rank 1 waits for rank 0 in those. Version 2
+    divided the waiting's mean (34.7 ms) by the median step (3.45 ms): "the other ranks wait 1005% of
+    every step ... about 20x faster". Now every figure is a mean over the same steady steps: the
+    others wait about 40 ms of a 43 ms step, and the gain stays within what removing it allows."""
+    import shutil
+
+    shutil.copytree(JOBS / "rank0_eval", tmp_path / "job")  # a report rewrites the outputs beside job.json
+    result = api.report(tmp_path / "job" / JOB_FILE)
+    facts = result.diagnosis.fact_values()
+    share, step = facts["collective_wait_share"], facts["job_step_time"]
+    assert 0.8 < share <= 1.0 and 0.03 < step < 0.06
+    assert facts["straggler_rank"] == 0 and facts["straggler_cause"] == "other"
+    assert facts["rank0_extra_per_step"] == pytest.approx(0.2 / 5, rel=0.15)  # 200 ms every 5 steps
+    for rule in ("straggler-rank", "work-on-rank-0-alone"):
+        finding = next(f for f in result.diagnosis.findings if f.id == rule)
+        assert finding.gain.speedup <= 1.0 / (1.0 - share)
+    assert result.diagnosis.verdict.headline.startswith("rank 0 holds the job back (host)")
+    # The same ranks joined from their folders make the same job, with the same figures.
+    merged = job_figures(_job("rank0_eval"))
+    assert merged.waited_for == pytest.approx(result.diagnosis.job.waited_for)
+    assert merged.step_time == pytest.approx(step)
+
+
 # --- recorded real jobs ----------------------------------------------------------------------------
 
 def test_the_slow_rank_is_the_straggler_and_its_cause_is_input():

@@ -39,15 +39,16 @@ def judge(job: JobRecord, rule_dirs: Sequence[Path] = ()) -> Diagnosis:
                                                                       f"({type(exc).__name__}: {exc})"))
 
 
-def finish_job(job: JobRecord, out: Path, rule_dirs: Sequence[Path] = ()) -> DiagnoseResult:
-    """Save the job record, judge it, and write the job's run.json (its lead rank's record), report,
-    summary and diagnosis into ``out``."""
+def finish_job(job: JobRecord, out: Path, rule_dirs: Sequence[Path] = (),
+               report_path: Optional[Path] = None) -> DiagnoseResult:
+    """Save the job record, judge it, and write the job's run.json (its lead rank's record), report
+    (``report_path``, by default report.html), summary and diagnosis into ``out``."""
     problems = [p for p in (write_record(job, out / JOB_FILE),) if p]
     diagnosis = judge(job, rule_dirs)
     record = job.as_run(diagnosis.job.subject if diagnosis.job is not None else None)
     record_path = out / "run.json"
     lost = write_record(record, record_path)
-    result = write_outputs(record, record_path, diagnosis, problems=problems + ([lost] if lost else []))
+    result = write_outputs(record, record_path, diagnosis, report_path, problems + ([lost] if lost else []))
     return replace(result, record_saved=lost is None)
 
 

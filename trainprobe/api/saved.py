@@ -17,7 +17,13 @@ def report(record_path: str | os.PathLike, report_path: Optional[str | os.PathLi
            rule_dirs: Sequence[Path] = ()) -> DiagnoseResult:
     """Apply the rules again to the run saved at ``record_path`` (no new run) and rewrite its report
     (at ``report_path``, by default report.html beside it), summary.json and diagnosis.json. Raises
-    TrainprobeError for a file that is not a run record this version reads."""
+    TrainprobeError for a file that is not a run record this version reads. A job's ``job.json`` (or
+    the ``run.json`` beside it) reports the whole job again (api/job.py)."""
+    from .job import JOB_FILE, finish_job, load_job
+
+    if Path(record_path).name == JOB_FILE:
+        return finish_job(load_job(record_path), Path(record_path).parent, rule_dirs,
+                          report_path=Path(report_path) if report_path else None)
     record = load_record(record_path)
     return finish(record, Path(record_path), rule_dirs, report_path=Path(report_path) if report_path else None)
 

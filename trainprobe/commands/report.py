@@ -19,7 +19,8 @@ __all__ = ["COMMANDS", "report"]
 @click.option("--json", "as_json", is_flag=True, help="Print a machine-readable summary on stdout.")
 @click.option("--open", "open_report", is_flag=True, help="Open the report in the browser.")
 def report(record_path: Path, output, rule_dirs, as_json: bool, open_report: bool) -> int:
-    """Re-apply the rules to a saved RUN_JSON (no new run) and write its report."""
+    """Re-apply the rules to a saved RUN_JSON (no new run) and write its report. A job's job.json (or
+    the run.json beside it) reports the whole job again."""
     return result_command(lambda: rediagnose(record_path, output, rule_dirs), as_json, open_report)
 
 
