@@ -148,3 +148,45 @@ def test_the_counted_input_and_the_process_memory_are_recorded():
     # /proc/self/status on Linux (the probe's platform): resident <= data segment <= address space, all non-zero.
     assert 0 < memory["resident_at_start"] <= memory["address_space_at_start"]
     assert 0 < memory["data_at_start"] <= memory["address_space_at_start"]
+
+
+def test_a_batch_held_one_step_ahead_is_settled_as_held_and_a_kept_tensor_as_growth():
+    """A loader that fetches one batch ahead (accelerate's, Lightning's) keeps the next batch alive a
+    whole step after the step that made it, like a leak would; one step later it is gone, and a leak
+    is not (Census.settle, called by the probe at the end of the step after the count)."""
+    phase = {"now": None}
+    census = Census(phase=lambda: phase["now"], steps=2)
+    model = nn.Linear(8, 1)
+    kept: list[torch.Tensor] = []
+
+    def fetch() -> torch.Tensor:
+        phase["now"] = "data_wait"
+        batch = torch.randn(32, 8)
+        phase["now"] = None
+        return batch
+
+    def train(batch: torch.Tensor) -> None:
+        model.zero_grad(set_to_none=True)  # last step's gradients go: only the batches stay in question
+        phase["now"] = "forward"
+        loss = model(batch).pow(2).mean()
+        phase["now"] = "backward"
+        loss.backward()
+        phase["now"] = None
+
+    census.start(0, [model], [])
+    current, upcoming = fetch(), fetch()  # the loader's first batch, and the next one, fetched ahead
+    kept.append(fetch() * 2)  # a leak: a tensor made in the step and kept for good
+    train(current)
+    census.boundary(32, 0.01)
+    current, upcoming = upcoming, fetch()  # step 2: the held batch is used, the next one fetched
+    train(current)
+    assert census.boundary(32, 0.01)
+    census.stop()
+    batch = 32 * 8 * 4
+    assert census.retained == 2 * batch  # both outlived their step: the held batch, and the leak
+    current, upcoming = upcoming, fetch()  # the step after the count: the held batch is let go
+    train(current)
+    census.settle()
+    assert census.held_one_step == batch and census.retained == batch and census.retained_storages == 1
+    memory = census.result()["memory"]
+    assert memory["retained_per_step"] == batch and memory["held_one_step"] == batch

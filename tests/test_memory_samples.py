@@ -111,6 +111,17 @@ def test_the_leak_is_caught_with_its_size_and_lines():
     assert "A forward's output is kept" in f.message
 
 
+def test_a_loader_that_holds_the_next_batch_is_not_a_leak():
+    """sample_scripts/loader_one_batch_ahead.py iterates its DataLoader one batch ahead, as accelerate's
+    and Lightning's loaders do: the batch made in one counted step is alive a whole step later (it is
+    the next step's batch), and gone one step after that. Recorded: held for one step, not growth."""
+    record, diagnosis = recorded.diagnosed(recorded.RUNS_DIR / "loader_one_batch_ahead.cpu.run.json")
+    census = record.memory.census
+    one_batch = 128 * 3 * 32 * 32 * 4 + 128 * 8  # the images and the int64 labels of one batch of 128
+    assert census.held_one_step == one_batch and census.retained_per_step == 0
+    assert "memory-grows-each-step" not in {f.id for f in diagnosis.findings}
+
+
 def test_the_small_batch_is_told_which_batch_fits():
     record = _record("big_model_small_batch")
     _diagnosis, f = _finding("big_model_small_batch", "low-mfu-small-batch")

@@ -59,6 +59,9 @@ class MemoryCensus(JsonMixin):
     retained_callers: dict[str, int] = field(default_factory=dict)  # the user's line that called into torch to make them
     retained_phases: dict[str, int] = field(default_factory=dict)  # step phase they were made in -> bytes
     retained_storages: Optional[int] = None  # how many storages (one kept tensor, or a whole graph's)
+    # Of what outlived the counted steps, bytes freed during the step after them: held for one step only
+    # (a loader's next batch, fetched one ahead), not growth and not in retained_per_step. None: not checked.
+    held_one_step: Optional[int] = None
     blocks: tuple[BlockMemory, ...] = ()
     input_shape: Optional[str] = None  # the counted step's first training input: "16x128"
     input_elements: Optional[int] = None

@@ -195,6 +195,8 @@ class Census:
         self.retained_callers: dict[str, int] = {}
         self.retained_phases: dict[str, int] = {}
         self.retained_storages: Optional[int] = None
+        self._outlived: dict[int, Any] = {}  # storage key -> entry: what outlived the count, not yet settled
+        self.held_one_step: Optional[int] = None  # of that, bytes freed during the next step (a batch held ahead)
         self.input_shape: Optional[str] = None  # the counted step's first training input
         self.input_elements: Optional[int] = None
         self.process: dict[str, int] = {}  # this process's memory when the count began (probe/memory.py)
@@ -243,13 +245,28 @@ class Census:
         for handle in self._hooks:
             handle.remove()
         self._hooks.clear()
-        alive = [e for e in list(self.ledger.alive.values()) if e.category == "step" and e.step == 0]
         if self.step >= 2:  # made in the first counted step and still alive a whole step later
-            self.retained = sum(e.nbytes for e in alive)
-            self.retained_storages = len(alive)
-            self.retained_sites = _top(alive, lambda e: e.site or "unknown")
-            self.retained_callers = _top([e for e in alive if e.caller], lambda e: e.caller)
-            self.retained_phases = _top(alive, lambda e: e.phase)
+            self._outlived = {key: e for key, e in list(self.ledger.alive.items())
+                              if e.category == "step" and e.step == 0}
+            self._retain(list(self._outlived.values()))
+
+    def _retain(self, alive: list) -> None:
+        self.retained = sum(e.nbytes for e in alive)
+        self.retained_storages = len(alive)
+        self.retained_sites = _top(alive, lambda e: e.site or "unknown")
+        self.retained_callers = _top([e for e in alive if e.caller], lambda e: e.caller)
+        self.retained_phases = _top(alive, lambda e: e.phase)
+
+    def settle(self) -> None:
+        """One step after the count: what outlived it and is gone now was held for one step only, such
+        as the next batch that a loader fetching one batch ahead (accelerate's, Lightning's) holds while
+        the loop trains on the current one. It is not growth; what is still alive is."""
+        if not self._outlived:
+            return
+        still = {key: e for key, e in self._outlived.items() if self.ledger.alive.get(key) is e}
+        self.held_one_step = sum(e.nbytes for key, e in self._outlived.items() if key not in still)
+        self._retain(list(still.values()))
+        self._outlived = {}
 
     @property
     def counted_steps(self) -> int:
@@ -471,7 +488,7 @@ class Census:
             saved_activations=self.saved, batch=self.batch, retained_per_step=self.retained,
             retained_sites=dict(self.retained_sites), retained_callers=dict(self.retained_callers),
             retained_phases=dict(self.retained_phases), retained_storages=self.retained_storages,
-            blocks=blocks, input_shape=self.input_shape, input_elements=self.input_elements,
+            held_one_step=self.held_one_step, blocks=blocks, input_shape=self.input_shape, input_elements=self.input_elements,
             resident_at_start=self.process.get("resident"), data_at_start=self.process.get("data"),
             address_space_at_start=self.process.get("address_space"))
         return {"flops": flops.to_dict(), "memory": memory.to_dict()}

@@ -184,6 +184,7 @@ class Instrumentation:
         self._receiving: Optional[int] = None  # the thread waiting in a DataLoader __next__ with workers
         self._received = 0.0  # its seconds in ForkingPickler.loads during that wait
         self.census: Optional[Census] = None  # the counting step, while it runs (probe/census.py)
+        self._settling: Optional[Census] = None  # the count, ended, waiting one step to tell growth from a held batch
         self._census_done = False
         self._largest_input = 0  # elements of the largest first input a training forward had (streamed as it grows)
         self._device_memory: Optional[DeviceMemoryReader] = DeviceMemoryReader() if self.cuda_available else None
@@ -612,7 +613,7 @@ class Instrumentation:
             self._start_census(step)
         elif event == "census_step" and self.census is not None:
             if self.census.boundary(self.clock.last_samples, self.clock.last_duration):
-                self._stop_census()
+                self._stop_census(settle_later=True)
         elif event == "census_skipped":
             self._emit_census(None, "the steps were too slow to count one beside the measured windows within "
                                     "--max-seconds")
@@ -663,11 +664,25 @@ class Instrumentation:
         self.sink.emit("largest_input", shape="x".join(str(d) for d in first.shape), elements=self._largest_input,
                        step=self.clock.steps_emitted)
 
-    def _stop_census(self) -> None:
+    def _stop_census(self, settle_later: bool = False) -> None:
         census, self.census = self.census, None
         if census is None:
             return
         census.stop()
+        if settle_later:  # what outlived the count is judged at the end of the next step (Census.settle)
+            self._settling = census
+            return
+        self._emit_census(census, None)
+
+    def _settle_census(self, settle: bool = True) -> None:
+        census, self._settling = self._settling, None
+        if census is None:
+            return
+        if settle:
+            try:
+                census.settle()
+            except Exception:  # pylint: disable=broad-except  # the unsettled count still stands
+                pass
         self._emit_census(census, None)
 
     def _emit_census(self, census: Optional[Census], reason: Optional[str]) -> None:
@@ -683,6 +698,8 @@ class Instrumentation:
     def _emit_step(self, values: tuple) -> None:
         """A step's event, and on a GPU the allocator's figures for a steady step (reset for the next)."""
         self.sink.emit_step(values)
+        if self._settling is not None:  # the first step after the count has ended
+            self._settle_census()
         if self._device_memory is not None and values[12] == PHASE_STEADY:
             reading = self._device_memory.read(values[0])
             if reading is not None:
@@ -755,6 +772,8 @@ class Instrumentation:
             return
         self._finished = True
         step = self.clock.steps_emitted
+        if self._settling is not None:  # the script ended in the step after the count: left unsettled
+            self._settle_census(settle=False)
         if self.census is not None:  # the script ended (or was stopped) while a step was counted
             self._stop_census()
         elif self.config.plan.census:

@@ -69,7 +69,8 @@ def user_sites(depth: int = 2) -> tuple[Optional[str], Optional[str]]:
         inside = cache.get(name)
         if inside is None:
             real = os.path.realpath(name) if not name.startswith("<") else name
-            inside = cache[name] = real.startswith(skipped) or name.startswith("<frozen")
+            # "<string>": the child's own bootstrap (python -c), below every script it runs.
+            inside = cache[name] = real.startswith(skipped) or name.startswith("<frozen") or name == "<string>"
         if not inside:
             here = f"{name}:{frame.f_lineno}"
             if inner is None:
