@@ -36,7 +36,8 @@ def _records():
     for path in sorted((DATA / "runs").rglob("*.json")):
         # Not real_test/, the held-out test set: benchmarks/accuracy.py scores it once a session's rules
         # are final, and no other figure may look at it.
-        if path.name.endswith("run.json") and "whatif" not in path.name and "real_test" not in path.parts:
+        held_out = any(part.startswith("real_test") for part in path.parts)
+        if path.name.endswith("run.json") and "whatif" not in path.name and not held_out:
             yield path
     for path in sorted((DATA / "jobs").glob("*/run.json")):
         yield path

@@ -17,9 +17,11 @@ from trainprobe.record_job import JobRecord
 
 RUNS_DIR = Path(__file__).parent / "data" / "runs"
 GALLERY_RUNS = sorted(RUNS_DIR.glob("*.run.json"))  # our sample scripts and test scripts
-# and real/: third-party scripts. Not real_test/, the held-out test set: benchmarks/accuracy.py scores
-# it once the rules of a session are final, and no test may press the rules towards it.
-ALL_RUNS = sorted(p for p in RUNS_DIR.rglob("*.run.json") if "real_test" not in p.relative_to(RUNS_DIR).parts)
+# and real/: third-party scripts. Not real_test/ nor real_test2/, the held-out test sets:
+# benchmarks/accuracy.py scores them once the rules of a session are final, and no test may press the
+# rules towards them.
+ALL_RUNS = sorted(p for p in RUNS_DIR.rglob("*.run.json")
+                  if not any(part.startswith("real_test") for part in p.relative_to(RUNS_DIR).parts))
 
 
 @functools.cache
