@@ -88,6 +88,14 @@ class Verification(JsonMixin):
     loss_baseline: tuple[float, ...] = ()
     loss_fix: tuple[float, ...] = ()
 
+    @property
+    def span(self) -> str:
+        """"3.89–7.33, n=4": the measured interval and the pairs behind it, as the what-if writes ratios."""
+        if self.low is None or self.high is None:
+            return f"n={self.n}"
+        number = lambda x: f"{x:.2f}" if x < 10 else f"{x:.1f}"  # noqa: E731
+        return f"{number(self.low)}–{number(self.high)}, n={self.n}"
+
 
 @dataclass(frozen=True)
 class Trial(JsonMixin):

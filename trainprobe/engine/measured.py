@@ -25,18 +25,7 @@ from .evaluate import pays
 from .stability import Stability
 from .verdict import make_verdict, rank_findings, with_stability
 
-__all__ = ["measured_gain", "with_measured_gains", "span"]
-
-
-def _number(x: float) -> str:
-    return f"{x:.2f}" if x < 10 else f"{x:.1f}"  # as the what-if writes its ratios
-
-
-def span(v: Verification) -> str:
-    """"3.89–7.33, n=4": the measured interval and the pairs behind it."""
-    if v.low is None or v.high is None:
-        return f"n={v.n}"
-    return f"{_number(v.low)}–{_number(v.high)}, n={v.n}"
+__all__ = ["measured_gain", "with_measured_gains"]
 
 
 def _disproved(estimate: Gain, v: Verification) -> bool:
@@ -66,9 +55,9 @@ def measured_gain(finding: Finding, step_time: Optional[float]) -> Optional[Gain
     if v.status == "measured":
         seconds = base * (1.0 - 1.0 / v.speedup) if base else None
         return Gain(seconds_per_step=seconds, speedup=v.speedup, base=base, per_sample=per_sample, measured=True,
-                    text=f"measured with --verify: {display.ratio(v.speedup)} {what} ({span(v)}){was}")
+                    text=f"measured with --verify: {display.ratio(v.speedup)} {what} ({v.span}){was}")
     return Gain(seconds_per_step=0.0, speedup=None, base=base, per_sample=per_sample, measured=True,
-                text=f"no measurable gain with --verify: {display.ratio(v.speedup)} ({span(v)}){was}")
+                text=f"no measurable gain with --verify: {display.ratio(v.speedup)} ({v.span}){was}")
 
 
 def _severity(finding: Finding, gain: Gain) -> str:

@@ -309,10 +309,8 @@ def _gain_sentence(top: Finding) -> str:
     per second when the fix changes the batch size."""
     gain, verification = top.gain, top.verification
     if gain.measured and verification is not None and verification.speedup:
-        from .measured import span  # measured imports this module
-
         what = "more samples per second" if gain.per_sample else "faster steps"
-        return f" Measured with --verify: {display.ratio(verification.speedup)} {what} ({span(verification)})."
+        return f" Measured with --verify: {display.ratio(verification.speedup)} {what} ({verification.span})."
     if not gain.speedup or gain.speedup < 1.05:
         return ""
     if gain.per_sample:
