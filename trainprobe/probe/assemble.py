@@ -167,8 +167,11 @@ def _environment(base: Environment, torch_env: dict[str, Any]) -> Environment:
 
 
 def _step_noise_note(steps: list[Step]) -> Optional[str]:
-    steady = [s.duration for s in steps if s.phase == "steady" and not s.validation and not s.epoch_start]
-    if len(steady) < 5:
+    """A note when the steady steps (facts/window.py, the one definition of them) varied a lot."""
+    from ..facts.window import MIN_STEADY_STEPS, steady_steps
+
+    steady = [s.duration for s in steady_steps(RunRecord(steps=tuple(steps)))]
+    if len(steady) < MIN_STEADY_STEPS:
         return None
     median = statistics.median(steady)
     if median <= 0:
