@@ -68,6 +68,9 @@ def _diagnosis(kind: str, path: Path) -> tuple[object, Diagnosis]:
         return record, diagnosis_of(record)
     if path in ALL_RUNS:
         return diagnosed(path)
+    if kind == "run":  # a live run's record (runs/live/): diagnosed as `trainprobe report` does
+        record = load(path)
+        return record, diagnosis_of(record)
     from trainprobe.api.job import job_beside, judge
 
     job = job_beside(load(path), path)  # a job's run.json: the job, as `trainprobe report` judges it
