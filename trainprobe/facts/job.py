@@ -152,6 +152,7 @@ class _Rank:
     steps: tuple  # its steady steps
     time: dict  # step index -> seconds inside collectives (at most the step)
     wait: dict  # step index -> of which waiting
+    transfer: dict  # step index -> of which the transfer (the last arrival's time in the call)
     wait_by_phase: dict  # (step index, phase) -> waiting inside that phase
 
     def per_step(self, series: dict) -> Optional[float]:
@@ -186,19 +187,22 @@ def _split(ranks: Sequence[RankRecord]) -> list:
     durations = [{s.index: s.duration for s in steps} for steps in steady]
     time: list = [defaultdict(float) for _ in ranks]
     wait: list = [defaultdict(float) for _ in ranks]
+    transfer: list = [defaultdict(float) for _ in ranks]
     by_phase: list = [defaultdict(float) for _ in ranks]
     for call in _matched_calls(ranks):
-        transfer = min(c.duration for c in call.values())
+        shortest = min(c.duration for c in call.values())
         for rank, c in call.items():
             time[rank][c.step] += c.duration
-            wait[rank][c.step] += c.duration - transfer
-            by_phase[rank][(c.step, c.phase or "other")] += c.duration - transfer
+            transfer[rank][c.step] += shortest
+            wait[rank][c.step] += c.duration - shortest
+            by_phase[rank][(c.step, c.phase or "other")] += c.duration - shortest
     out = []
     for k, r in enumerate(ranks):
         cap = durations[k]
         capped_time = {i: min(v, cap[i]) for i, v in time[k].items() if i in cap}
         capped_wait = {i: min(v, capped_time[i]) for i, v in wait[k].items() if i in capped_time}
-        out.append(_Rank(r, steady[k], capped_time, capped_wait, dict(by_phase[k])))
+        capped_transfer = {i: min(v, capped_time.get(i, 0.0)) for i, v in transfer[k].items()}
+        out.append(_Rank(r, steady[k], capped_time, capped_wait, capped_transfer, dict(by_phase[k])))
     return out
 
 
@@ -224,7 +228,7 @@ def _device_parts(record: RunRecord) -> dict[str, float]:
     return {name: float(facts.get(name) or 0.0) * float(base) for name in DEVICE_PARTS}  # type: ignore[arg-type]
 
 
-def _row(rank: _Rank, transfer: dict) -> RankFigures:
+def _row(rank: _Rank) -> RankFigures:
     record = rank.source.record
     loaders = _loaders(record)
     timed = bool(rank.source.collectives)
@@ -238,7 +242,7 @@ def _row(rank: _Rank, transfer: dict) -> RankFigures:
         device_parts=_device_parts(record),
         collective_time=rank.per_step(rank.time) if timed else None,
         collective_wait=rank.per_step(rank.wait) if timed else None,
-        collective_transfer=rank.per_step(transfer) if timed else None,
+        collective_transfer=rank.per_step(rank.transfer) if timed else None,
         status=record.outcome.status, error=_error(record),
         batches=sum(l.batches for l in loaders) if loaders else None)
 
@@ -293,13 +297,7 @@ def job_figures(job: JobRecord) -> JobFigures:
     """Every rank's figures and the job's: the base step, the straggler or the slowest rank, and why."""
     ranks = list(job.ranks)
     split = _split(ranks)
-    transfers: list = [defaultdict(float) for _ in ranks]
-    for call in _matched_calls(ranks):
-        shortest = min(c.duration for c in call.values())
-        for k, c in call.items():
-            transfers[k][c.step] += shortest
-    rows = [_row(split[k], {i: min(v, split[k].time.get(i, 0.0)) for i, v in transfers[k].items()})
-            for k in range(len(ranks))]
+    rows = [_row(rank) for rank in split]
     timed = [k for k in range(len(ranks)) if rows[k].step_time]
     base = max((rows[k].step_time or 0.0 for k in timed), default=None)
     # With collectives timed on every rank the waiting names the straggler (or says nobody waits much);
