@@ -107,6 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds-per-run", type=float, default=35.0)
     parser.add_argument("--dry-run", action="store_true", help="print what would run, run nothing")
     args = parser.parse_args(argv)
+    args.out = args.out.resolve()  # the runs start in sample_scripts/, the folders are made here
     gpu = cuda_gpu()
     if gpu is None or args.dry_run:
         if gpu is None:
@@ -125,13 +126,29 @@ def main(argv: list[str] | None = None) -> int:
     results = {}
     for item in ITEMS:
         started = time.monotonic()
-        proc = subprocess.run(command(item, args.out, args.seconds_per_run), cwd=str(SAMPLES),
-                              capture_output=True, text=True, timeout=args.seconds_per_run * 3 + 120)
-        summary = _summary(proc.stdout)
-        results[item.name] = {"exit_code": proc.returncode, "summary": summary}
+        folder = args.out / item.name
+        folder.mkdir(parents=True, exist_ok=True)
+        # One run that hangs or dies must not cost the others: a device lease is minutes long.
+        try:
+            proc = subprocess.run(command(item, args.out, args.seconds_per_run), cwd=str(SAMPLES),
+                                  capture_output=True, text=True, timeout=args.seconds_per_run * 3 + 120)
+            exit_code, stdout, stderr = proc.returncode, proc.stdout, proc.stderr
+        except subprocess.TimeoutExpired as timed_out:
+            exit_code, stdout, stderr = None, _text(timed_out.stdout), _text(timed_out.stderr) + "\n[campaign: timed out]"
+        (folder / "campaign-stdout.txt").write_text(stdout)
+        (folder / "campaign-stderr.txt").write_text(stderr)
+        summary = _summary(stdout)
+        results[item.name] = {"exit_code": exit_code, "summary": summary, "wall_s": time.monotonic() - started}
         print(_row(item, summary, time.monotonic() - started), flush=True)
-    (args.out / "campaign.json").write_text(json.dumps({"gpu": gpu, "results": results}, indent=1))
+        # Written after every run, so a lease that ends mid-campaign still leaves the runs so far.
+        (args.out / "campaign.json").write_text(json.dumps({"gpu": gpu, "results": results}, indent=1))
     return 0
+
+
+def _text(output: bytes | str | None) -> str:
+    if output is None:
+        return ""
+    return output.decode(errors="replace") if isinstance(output, bytes) else output
 
 
 if __name__ == "__main__":
