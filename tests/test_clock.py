@@ -319,9 +319,10 @@ def test_max_seconds_stops_at_the_next_iteration():
 
 
 def test_slow_steps_leave_room_for_the_profiling_windows_within_max_seconds():
-    """12 s steps and --max-seconds 150: warm-up and the steady window end early enough that the
-    torch.profiler and cProfile windows still run before the stop."""
-    plan = WindowPlan(max_seconds=150)
+    """12 s steps and --max-seconds 160: warm-up and the steady window end early enough that the
+    torch.profiler and cProfile windows still run before the stop. (150 s until the first step stopped
+    setting the pace: the warm-up now takes a second step to learn it, 12 s more here.)"""
+    plan = WindowPlan(max_seconds=160)
     clock, time, events, windows = make(plan)
     loop = Loop(clock, time)
     with pytest.raises(ProbeStop):
@@ -336,3 +337,50 @@ def test_slow_steps_leave_room_for_the_profiling_windows_within_max_seconds():
     phases = [s["phase"] for s in steps(events)]
     assert phases.count("steady") >= 5 and phases.count("profiled") >= 3 and phases.count("cprofile") >= 3
     assert clock.stop_reason == "measured enough steps"
+
+
+def test_a_slow_first_step_does_not_set_the_pace():
+    """A GPU run: the first step carries the CUDA context and cuBLAS set-up (4 s), every later one
+    takes 3 ms. Read as the pace, the first step ended the warm-up at once and skipped the counting
+    step on every GPU run (the H200 campaign of 2026-11-26); the warm-up runs its steps and the
+    counting step runs."""
+    plan = WindowPlan(warmup_steps=5, max_seconds=25)
+    clock, time, events, windows = make(plan)
+    loop = Loop(clock, time)
+    time.advance(8.0)  # the script's imports and set-up before its first step
+    with pytest.raises(ProbeStop):
+        for i in range(3000):
+            loop.fetch(wait=0.0005)
+            loop.forward(dt=4.0 if i == 0 else 0.002)
+            loop.backward(dt=0.0005)
+            loop.step()
+    phases = [s["phase"] for s in steps(events)]
+    assert phases.count("warmup") == 5
+    assert windows[0] == "census_start" and "census_skipped" not in windows
+
+
+def test_the_step_that_closes_a_window_waits_for_the_device():
+    """A GPU runs behind the host: the step that closes the steady window, and the one that closes the
+    profiled window, drain the device's queue (here 0.5 s of queued work), so each window's time holds
+    all of its device work; no other step waits."""
+    plan = WindowPlan(warmup_steps=2, census=False, steady_min_steps=6, steady_seconds=0.0, steady_max_steps=6,
+                      profile_min_steps=3, profile_seconds=0.0, profile_max_steps=3, cprofile=False,
+                      max_seconds=None)
+    time = FakeTime()
+    events, drained = [], []
+
+    def drain():
+        drained.append(time.t)
+        time.advance(0.5)
+
+    clock = StepClock(plan, t0=100.0, emit=lambda kind, **d: events.append((kind, d)), now=time, drain=drain)
+    loop = Loop(clock, time)
+    with pytest.raises(ProbeStop):  # measured enough steps
+        for _ in range(20):
+            loop.train_iteration()
+    recorded = steps(events)
+    steady = [s for s in recorded if s["phase"] == "steady"]
+    profiled = [s for s in recorded if s["phase"] == "profiled"]
+    assert len(drained) == 2 and len(steady) == 6 and len(profiled) == 3
+    assert steady[-1]["duration"] > 0.5 > max(s["duration"] for s in steady[:-1])
+    assert profiled[-1]["duration"] > 0.5 > max(s["duration"] for s in profiled[:-1])

@@ -160,7 +160,7 @@ class Instrumentation:
         self.reg = Registry(UserCode(_user_dirs(config)))
         self.clock = StepClock(
             config.plan, config.t0, sink.emit, on_window=self._on_window, on_stop_swallowed=self._stop_swallowed,
-            emit_step=self._emit_step,
+            emit_step=self._emit_step, drain=self._drain_device,
         )
         self.cuda_available = bool(torch.cuda.is_available())
         # Autocast on a device torch cannot use is impossible: one check fewer per forward.
@@ -741,6 +741,12 @@ class Instrumentation:
                     self._hook_ids.add(handle.id)
                 self._hooked.add(child)
         self._keep_hooks_out_of_pickles()
+
+    def _drain_device(self) -> None:
+        """Wait for the GPU's queued work (clock.py: at the step that closes a window), on a run that
+        uses CUDA; never starts a CUDA context."""
+        if self._uses_cuda() and torch.cuda.is_initialized():
+            torch.cuda.synchronize()
 
     def _uses_cuda(self) -> bool:
         return self.cuda_available and "cuda" in self.reg.devices_used

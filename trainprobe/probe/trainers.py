@@ -83,7 +83,7 @@ def _probe_this_process(instrumentation, config) -> None:
     instrumentation.sink = sink
     instrumentation.config = replace(config, plan=_trainer_plan(config.plan))
     instrumentation.clock = StepClock(instrumentation.config.plan, config.t0, sink.emit,
-                                      emit_step=sink.emit_step)
+                                      emit_step=sink.emit_step, drain=instrumentation._drain_device)
     instrumentation.profiler_window = None
     instrumentation._finished = False  # pylint: disable=protected-access
 
