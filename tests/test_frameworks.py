@@ -194,10 +194,11 @@ def test_tensors_made_by_the_dataset_are_data_loading_not_the_loops():
 
 def test_a_gpu_run_counts_only_the_loops_own_tensors():
     from rule_cases.cases import _creations
-    from rule_cases.records import gpu_record, with_steps
-    loop = _findings(with_steps(_creations(gpu_record(), 1, 4), h2d=0.004))["tensor-created-on-cpu-in-loop"]
+    from rule_cases.records import gpu_record, with_blocking_copies, with_steps
+    loop = _findings(with_blocking_copies(with_steps(_creations(gpu_record(), 1, 4), h2d=0.004), 0.004))
+    loop = loop["tensor-created-on-cpu-in-loop"]
     assert "at /work/train.py:57" in loop.title and loop.changes_at == "/work/train.py:57"
-    data = with_steps(_creations(gpu_record(), 1, 4, context="data"), h2d=0.004)
+    data = with_blocking_copies(with_steps(_creations(gpu_record(), 1, 4, context="data"), h2d=0.004), 0.004)
     assert "tensor-created-on-cpu-in-loop" not in _findings(data)
 
 

@@ -17,7 +17,8 @@ from trainprobe.record import RunRecord
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import recorded  # noqa: E402  (tests/recorded.py: recorded data, read once per session)
 
-from .records import (GIB, MIB, cpu_record, gpu_record, with_compute, with_cpu_wait, with_env, with_gpu, with_hotspots,
+from .records import (GIB, MIB, cpu_record, gpu_record, with_blocking_copies, with_compute, with_cpu_wait,
+                      with_env, with_gpu, with_hotspots,
                       with_memory, with_samples_per_step,
                       with_host, with_loader, with_model, with_optimizer, with_outcome,
                       with_profiler, with_settings, with_steps, with_workers)
@@ -150,7 +151,7 @@ def _restart(persistent: bool) -> RunRecord:
 
 def _pin(pin: bool) -> RunRecord:
     rec = with_loader(gpu_record(), pin_memory=pin)
-    rec = with_steps(rec, h2d=0.006, duration=0.0555)
+    rec = with_blocking_copies(with_steps(rec, h2d=0.006, duration=0.0555), 0.006)
     return with_profiler(rec, h2d_pageable_bytes_per_step=0 if pin else 788_480 * 24)
 
 
@@ -430,8 +431,8 @@ CASES: dict[str, RuleCase] = {
     # Copies long enough (8 ms of a 57.5 ms step) that the fix recovers over 5% of the step: a smaller
     # gain would make the finding info (engine/evaluate.py SIGNIFICANT_GAIN).
     "tensor-created-on-cpu-in-loop": RuleCase(
-        lambda: with_steps(_creations(gpu_record(), 1, 4), h2d=0.008),
-        lambda: with_steps(_creations(gpu_record(), 1, 2), h2d=0.008),
+        lambda: with_blocking_copies(with_steps(_creations(gpu_record(), 1, 4), h2d=0.008), 0.008),
+        lambda: with_blocking_copies(with_steps(_creations(gpu_record(), 1, 2), h2d=0.008), 0.008),
         "warning"),
     "input-tokenize-bound": RuleCase(lambda: _tokenizing("tokenize"), lambda: _tokenizing("python"), "warning"),
     "cpu-oversubscription": RuleCase(lambda: _oversubscribed(0.9), _thread_arithmetic_alone, "warning"),
@@ -462,10 +463,10 @@ CASES: dict[str, RuleCase] = {
     "no-lr-schedule": RuleCase(lambda: with_settings(cpu_record(), schedulers=()),
                                cpu_record, "info"),
     "pageable-host-to-device-copies": RuleCase(
-        lambda: with_profiler(with_steps(gpu_record(), h2d=0.008),
+        lambda: with_profiler(with_blocking_copies(with_steps(gpu_record(), h2d=0.008), 0.008),
                               h2d_pageable_bytes_per_step=700_000 * 3,
                               h2d_bytes_per_step=788_480 * 3),
-        lambda: with_profiler(with_steps(gpu_record(), h2d=0.008),
+        lambda: with_profiler(with_blocking_copies(with_steps(gpu_record(), h2d=0.008), 0.008),
                               h2d_pageable_bytes_per_step=0), "warning"),
     "small-batch-overhead": RuleCase(lambda: _tiny_batch_cpu(4), lambda: _tiny_batch_cpu(64), "warning"),
     "launch-bound-small-ops": RuleCase(lambda: _launch(False, 0.55),

@@ -210,6 +210,14 @@ def with_profiler(record: RunRecord, **changes) -> RunRecord:
     return _part(record, "profiler", **changes)
 
 
+def with_blocking_copies(record: RunRecord, idle: float) -> RunRecord:
+    """A device timeline on which the GPU idles ``idle`` seconds per step while the host waits in
+    blocking copies (from pageable memory): what copying costs a GPU step (facts/device.exposed_copy)."""
+    per_step = record.profiler.wall / record.profiler.steps
+    return with_profiler(record, gpu_busy_per_step=per_step - idle, gpu_idle_by_cause={"sync": idle},
+                         device_time_by_class={"compute": per_step - idle, "copy": 0.0})
+
+
 def with_outcome(record: RunRecord, **changes) -> RunRecord:
     return _part(record, "outcome", **changes)
 

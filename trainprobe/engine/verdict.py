@@ -145,9 +145,12 @@ def rank_findings(findings: list[Finding]) -> list[Finding]:
     otherwise it stands on its own (``after`` cleared). Severity then follows the order: a finding
     with a time gain is no more severe than the one with a time gain ranked above it (a critical fix
     that recovers less than a warning above it is a warning), so the list reads from the most to the
-    least worth doing. Findings without a time gain (an OOM, a setting, quality) keep their severity."""
+    least worth doing. Findings without a time gain (an OOM, a setting, quality) keep their severity;
+    a critical memory finding (the run ran out of memory) comes first."""
     def key(f: Finding):
-        return (f.severity == "info", -(f.gain.speedup or 1.0), -(f.gain.seconds_per_step or 0.0),
+        # A run that ran out of memory ended there (_primary): that finding heads the list.
+        ended = f.category == "memory" and f.severity == "critical"
+        return (f.severity == "info", not ended, -(f.gain.speedup or 1.0), -(f.gain.seconds_per_step or 0.0),
                 -SEVERITIES.index(f.severity), f.id)
     leads = {f.id: f for f in findings if f.severity != "info"}
     follows = [_follow_up(f, leads[f.after]) for f in findings if f.after in leads]

@@ -195,7 +195,15 @@ def achieved(values: dict[str, object]) -> dict[str, object]:
     if isinstance(samples_rate, (int, float)) and isinstance(per_sample, (int, float)):
         achieved_rate = per_sample * samples_rate  # the batches of the steady steps, not the counted one's
     mfu = ratio(achieved_rate, values.get("peak_flops_per_s"))
-    if mfu is not None:
+    if mfu is not None and mfu > 1.0:
+        # More than the hardware can do: the steps were timed short, not the GPU fast. A GPU runs
+        # behind the host, and host step times that did not wait for it undercount the step (an fp32
+        # MLP on an H200 measured before the probe drained the queue at window ends: "109% of the fp32
+        # peak", 5.8 ms steps of 8.1). No figure rather than an impossible one.
+        mfu, achieved_rate = None, None
+        reason = ("the step's FLOPs at the measured step time exceed the hardware's peak: the steps were "
+                  "timed shorter than the device's work (the host ran ahead of the GPU)")
+    elif mfu is not None:
         reason = None
     elif values.get("flops_unknown_reason"):
         reason = f"FLOPs unknown: {values['flops_unknown_reason']}"
