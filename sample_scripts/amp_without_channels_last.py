@@ -33,12 +33,31 @@ def convnet(width=32, classes=10):
                          nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(4 * width, classes))
 
 
+class DeviceBatches:
+    """On a GPU: the (small, in-memory) data kept on the device, shuffled, and each batch taken with one
+    index. A DataLoader collating its samples one by one took most of the step on an H200
+    (benchmarks/gpu_campaign.py, 2026-11-26), so this sample planted an input-bound loop there."""
+
+    def __init__(self, dataset, batch_size, device):
+        self.tensors = [t.to(device) for t in dataset.tensors]
+        self.batch_size = batch_size
+
+    def __len__(self):
+        return len(self.tensors[0]) // self.batch_size
+
+    def __iter__(self):
+        order = torch.randperm(len(self.tensors[0]), device=self.tensors[0].device)
+        for i in range(len(self)):
+            index = order[i * self.batch_size:(i + 1) * self.batch_size]
+            yield tuple(t[index] for t in self.tensors)
+
+
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--epochs", type=int, default=3)
+    parser.add_argument("--epochs", type=int, default=None, help="default: 3 on a CPU, 40 on a GPU")
     parser.add_argument("--batch-size", type=int, default=None, help="default: 32 on a CPU, 256 on a GPU")
     parser.add_argument("--width", type=int, default=None, help="default: 16 on a CPU, 64 on a GPU")
-    parser.add_argument("--train-size", type=int, default=1024)
+    parser.add_argument("--train-size", type=int, default=None, help="default: 1024 on a CPU, 8192 on a GPU")
     parser.add_argument("--steps", type=int, default=0, help="stop after this many steps (0: all)")
     args = parser.parse_args()
 
@@ -48,12 +67,19 @@ def main():
         args.batch_size = 256 if use_gpu else 32
     if args.width is None:
         args.width = 64 if use_gpu else 16
+    if args.epochs is None:  # steps of milliseconds on a GPU: enough of them to measure
+        args.epochs = 40 if use_gpu else 3
+    if args.train_size is None:
+        args.train_size = 8192 if use_gpu else 1024
     torch.backends.cudnn.benchmark = True  # fixed input shapes: let cuDNN pick the fastest algorithms
     g = torch.Generator().manual_seed(0)
     images = torch.randn(args.train_size, 3, 32, 32, generator=g)
     labels = torch.randint(0, 10, (args.train_size,), generator=g)
-    train_loader = DataLoader(TensorDataset(images, labels), batch_size=args.batch_size, shuffle=True,
-                              drop_last=True, pin_memory=use_gpu)
+    if use_gpu:
+        train_loader = DeviceBatches(TensorDataset(images, labels), args.batch_size, device)
+    else:
+        train_loader = DataLoader(TensorDataset(images, labels), batch_size=args.batch_size, shuffle=True,
+                                  drop_last=True)
 
     model = convnet(args.width).to(device)  # PLANTED: NCHW weights under autocast (no memory_format=torch.channels_last)
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3, fused=use_gpu)

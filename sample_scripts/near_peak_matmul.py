@@ -41,7 +41,12 @@ def main():
     torch.set_float32_matmul_precision("high")  # TF32 where the GPU has it
     # A few batches, reused: the point is the math, not the data.
     data = TensorDataset(torch.randn(4 * batch, width), torch.randn(4 * batch, width))
-    loader = DataLoader(data, batch_size=batch, shuffle=False, pin_memory=use_gpu, drop_last=True)
+    loader = DataLoader(data, batch_size=batch, shuffle=False, drop_last=True)
+    if use_gpu:
+        # The batches made once and kept on the device. Collated and copied every step, 512 MiB of
+        # them took 97% of a 591 ms step on an H200 (benchmarks/gpu_campaign.py, 2026-11-26): the
+        # loop was input-bound, not near the peak.
+        loader = [(x.to(device), target.to(device)) for x, target in loader]
     model = nn.Sequential(*[nn.Linear(width, width, bias=False) for _ in range(4)]).to(device)
     optimizer = torch.optim.SGD(model.parameters(), lr=1e-4, foreach=True)
     scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=50, gamma=0.5)
