@@ -106,7 +106,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=Path("gpu-campaign"))
     parser.add_argument("--seconds-per-run", type=float, default=35.0)
     parser.add_argument("--dry-run", action="store_true", help="print what would run, run nothing")
+    parser.add_argument("--only", default="", help="comma-separated item names, run in that order (default: all)")
     args = parser.parse_args(argv)
+    items = _chosen(args.only)
     args.out = args.out.resolve()  # the runs start in sample_scripts/, the folders are made here
     gpu = cuda_gpu()
     if gpu is None or args.dry_run:
@@ -114,17 +116,17 @@ def main(argv: list[str] | None = None) -> int:
             print("No CUDA GPU on this machine: a dry run. On a GPU this campaign would run:")
         else:
             print(f"Dry run on {gpu}. The campaign would run:")
-        for item in ITEMS:
+        for item in items:
             print(f"  {item.name:20s} {' '.join(command(item, args.out, args.seconds_per_run)[2:])}")
             print(f"  {'':20s} ({item.shows})")
-        print(f"{len(ITEMS)} runs of at most {args.seconds_per_run:g} s each, into {args.out}/")
+        print(f"{len(items)} runs of at most {args.seconds_per_run:g} s each, into {args.out}/")
         return 0
     args.out.mkdir(parents=True, exist_ok=True)
     print(f"GPU: {gpu}")
     print("| run | verdict | step | achieved | peak | MFU | findings above info | wall |")
     print("|---|---|---|---|---|---|---|---|")
     results = {}
-    for item in ITEMS:
+    for item in items:
         started = time.monotonic()
         folder = args.out / item.name
         folder.mkdir(parents=True, exist_ok=True)
@@ -143,6 +145,17 @@ def main(argv: list[str] | None = None) -> int:
         # Written after every run, so a lease that ends mid-campaign still leaves the runs so far.
         (args.out / "campaign.json").write_text(json.dumps({"gpu": gpu, "results": results}, indent=1))
     return 0
+
+
+def _chosen(only: str) -> tuple[Item, ...]:
+    """The items ``--only`` names, in its order (a lease may end mid-campaign: the most wanted first)."""
+    if not only:
+        return ITEMS
+    by_name = {item.name: item for item in ITEMS}
+    unknown = [name for name in only.split(",") if name not in by_name]
+    if unknown:
+        raise SystemExit(f"unknown campaign item(s): {', '.join(unknown)}; known: {', '.join(by_name)}")
+    return tuple(by_name[name] for name in only.split(","))
 
 
 def _text(output: bytes | str | None) -> str:

@@ -1,8 +1,8 @@
 #!/bin/bash
-# One device lease, as one call: the machine's facts, `trainprobe check`, the GPU campaign and the GPU
-# tests, packed into $OUT (at most 8 files come back, 16 MiB each). Run from the repository root on the
+# One device lease, as one call: the machine's facts, the GPU campaign, the GPU tests and `trainprobe check`,
+# packed into $OUT (at most 8 files come back, 16 MiB each). Run from the repository root on the
 # device machine:  bash benchmarks/gpu_lease.sh
-# Each step has its own time limit so that the packing at the end always happens.
+# Each step has its own time limit, and the campaign is packed as soon as it ends: a lease can run out.
 set -u
 export PYTHONPATH="$PWD" PYTHONUNBUFFERED=1
 OUT="${OUT:-/tmp/lease-out}"
@@ -18,18 +18,19 @@ SECONDS_PER_RUN="${SECONDS_PER_RUN:-30}"
   nproc
 } > "$W/env.txt" 2>&1
 
-timeout 60 python3 -m trainprobe check > "$W/check.txt" 2>&1
-echo "exit $?" >> "$W/check.txt"
-
-timeout 470 python3 benchmarks/gpu_campaign.py --out "$W/campaign" --seconds-per-run "$SECONDS_PER_RUN" \
-  > "$W/campaign.txt" 2>&1
+ONLY="${ONLY:-}"
+CAMPAIGN_SECONDS="${CAMPAIGN_SECONDS:-470}"
+timeout "$CAMPAIGN_SECONDS" python3 benchmarks/gpu_campaign.py --out "$W/campaign" --seconds-per-run "$SECONDS_PER_RUN" \
+  ${ONLY:+--only "$ONLY"} > "$W/campaign.txt" 2>&1
 echo "exit $?" >> "$W/campaign.txt"
-
-timeout 100 python3 -m pytest -q -p no:cacheprovider -m gpu tests/test_gpu.py > "$W/pytest-gpu.txt" 2>&1
-echo "exit $?" >> "$W/pytest-gpu.txt"
-
+# Packed at once: whatever comes after may run out of the lease.
 cp "$W"/*.txt "$OUT"/
-# Records, summaries and logs in one archive; the traces (the big part) in parts of at most 15 MiB.
 (cd "$W" && tar czf "$OUT/records.tgz" --exclude='profile.pt.trace.json.gz' --exclude='report.html' campaign)
 (cd "$W" && tar cf - campaign/*/profile.pt.trace.json.gz 2>/dev/null | split -b 15m -a 1 - "$OUT/traces.tar.")
+
+timeout "${TESTS_SECONDS:-100}" python3 -m pytest -q -p no:cacheprovider -m gpu tests/test_gpu.py > "$OUT/pytest-gpu.txt" 2>&1
+echo "exit $?" >> "$OUT/pytest-gpu.txt"
+
+timeout "${CHECK_SECONDS:-90}" python3 -m trainprobe check > "$OUT/check.txt" 2>&1
+echo "exit $?" >> "$OUT/check.txt"
 ls -la "$OUT"
