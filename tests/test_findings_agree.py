@@ -52,7 +52,24 @@ def _id(path: Path) -> str:
 # diagnosis per session); the real scripts' runs, the live runs, the traces and the jobs cost tens of
 # seconds more: the slow set judges them.
 _QUICK = set(GALLERY_RUNS)
-CASES = [pytest.param(kind, p, marks=() if p in _QUICK else pytest.mark.slow, id=_id(p))
+# Found by the first GPU campaign's records (tests/data/runs/gpu/README.md) and not yet fixed: on a
+# GPU the profiled window's steps (profiler overhead) are longer than the steady ones, so per-step
+# figures from the profile (the GPU's idle time at step boundaries, amp-not-used's fp32 matmul time)
+# promise more of the steady step than any measured share shows, and channels_last prints "104%".
+# Strict: each case fails the suite once it is fixed, so the mark goes with the fix.
+_GPU_KNOWN = {"channels_last", "near_full_card", "room_for_4x", "tiny_kernels", "uncompiled_convnet"}
+_GPU_XFAIL = pytest.mark.xfail(strict=True, reason="GPU record: a gain or share from the profiled window "
+                                                   "exceeds the steady step's measured share (open)")
+
+
+def _marks(p: Path) -> tuple:
+    marks = () if p in _QUICK else (pytest.mark.slow,)
+    if p.parent.name == "gpu" and p.name.split(".")[0] in _GPU_KNOWN:
+        marks += (_GPU_XFAIL,)
+    return marks
+
+
+CASES = [pytest.param(kind, p, marks=_marks(p), id=_id(p))
          for kind, paths in (("run", ALL_RUNS + LIVE), ("trace", TRACES), ("job", JOBS)) for p in paths]
 _PERCENT = re.compile(r"(\d+(?:\.\d+)?)%")
 

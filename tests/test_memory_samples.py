@@ -133,8 +133,9 @@ def test_the_small_batch_is_told_which_batch_fits():
 @pytest.mark.slow  # every recorded run, the real scripts' too: 7 s
 def test_no_other_recorded_run_is_called_a_leak():
     for path in recorded.ALL_RUNS:
-        if path.name.startswith("leaking_metrics"):
-            continue
+        script = recorded.load(path).invocation.script or ""
+        if path.name.startswith("leaking_metrics") or Path(script).name == "leaking_metrics.py":
+            continue  # the leaking sample itself (on the GPU its record is memory_leak.h200)
         assert "memory-grows-each-step" not in {f.id for f in recorded.diagnosed(path)[1].findings}, path.name
 
 
