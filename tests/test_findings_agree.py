@@ -63,10 +63,11 @@ _GPU_XFAIL = pytest.mark.xfail(strict=True, reason="GPU record: a gain or share 
 
 
 def _marks(p: Path) -> tuple:
-    marks = () if p in _QUICK else (pytest.mark.slow,)
-    if p.parent.name == "gpu" and p.name.split(".")[0] in _GPU_KNOWN:
-        marks += (_GPU_XFAIL,)
-    return marks
+    return () if p in _QUICK else (pytest.mark.slow,)
+
+
+def _known_on_gpu(p: Path) -> bool:
+    return p.parent.name == "gpu" and p.name.split(".")[0] in _GPU_KNOWN
 
 
 CASES = [pytest.param(kind, p, marks=_marks(p), id=_id(p))
@@ -96,7 +97,9 @@ def _diagnosis(kind: str, path: Path) -> tuple[object, Diagnosis]:
 
 
 @pytest.mark.parametrize("kind, path", CASES)
-def test_no_share_above_the_whole_and_no_gain_above_what_it_removes(kind, path):
+def test_no_share_above_the_whole_and_no_gain_above_what_it_removes(kind, path, request):
+    if _known_on_gpu(path):
+        request.applymarker(_GPU_XFAIL)
     record, diagnosis = _diagnosis(kind, path)
     v = diagnosis.verdict
     printed = [v.headline, terminal_summary(record, diagnosis, None, color=False, top=99)]
