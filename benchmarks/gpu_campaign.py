@@ -140,8 +140,9 @@ def main(argv: list[str] | None = None) -> int:
         (folder / "campaign-stdout.txt").write_text(stdout)
         (folder / "campaign-stderr.txt").write_text(stderr)
         summary = _summary(stdout)
-        results[item.name] = {"exit_code": exit_code, "summary": summary, "wall_s": time.monotonic() - started}
-        print(_row(item, summary, time.monotonic() - started), flush=True)
+        wall = time.monotonic() - started
+        results[item.name] = {"exit_code": exit_code, "summary": summary, "wall_s": wall}
+        print(_row(item, summary, wall), flush=True)
         # Written after every run, so a lease that ends mid-campaign still leaves the runs so far.
         (args.out / "campaign.json").write_text(json.dumps({"gpu": gpu, "results": results}, indent=1))
     return 0

@@ -62,15 +62,11 @@ _GPU_XFAIL = pytest.mark.xfail(strict=True, reason="GPU record: a gain or share 
                                                    "exceeds the steady step's measured share (open)")
 
 
-def _marks(p: Path) -> tuple:
-    return () if p in _QUICK else (pytest.mark.slow,)
-
-
 def _known_on_gpu(p: Path) -> bool:
     return p.parent.name == "gpu" and p.name.split(".")[0] in _GPU_KNOWN
 
 
-CASES = [pytest.param(kind, p, marks=_marks(p), id=_id(p))
+CASES = [pytest.param(kind, p, marks=() if p in _QUICK else pytest.mark.slow, id=_id(p))
          for kind, paths in (("run", ALL_RUNS + LIVE), ("trace", TRACES), ("job", JOBS)) for p in paths]
 _PERCENT = re.compile(r"(\d+(?:\.\d+)?)%")
 

@@ -149,8 +149,8 @@ def rank_findings(findings: list[Finding]) -> list[Finding]:
     a critical memory finding (the run ran out of memory) comes first."""
     def key(f: Finding):
         # A run that ran out of memory ended there (_primary): that finding heads the list.
-        ended = f.category == "memory" and f.severity == "critical"
-        return (f.severity == "info", not ended, -(f.gain.speedup or 1.0), -(f.gain.seconds_per_step or 0.0),
+        return (f.severity == "info", not _ended_the_run(f), -(f.gain.speedup or 1.0),
+                -(f.gain.seconds_per_step or 0.0),
                 -SEVERITIES.index(f.severity), f.id)
     leads = {f.id: f for f in findings if f.severity != "info"}
     follows = [_follow_up(f, leads[f.after]) for f in findings if f.after in leads]
@@ -321,18 +321,23 @@ def _gain_sentence(top: Finding) -> str:
     return f" Fixing it could make steps about {display.ratio(gain.speedup)} faster."
 
 
+def _ended_the_run(finding: Finding) -> bool:
+    """A critical memory finding: the run ran out of memory (or was about to)."""
+    return finding.category == "memory" and finding.severity == "critical"
+
+
 def _primary(ranked: list[Finding], step_time: object) -> Optional[Finding]:
     """The finding that names the bottleneck: a warning or worse that recovers at least
     ``_SIGNIFICANT`` of the steady step; without a time gain, a communication warning
     (DataParallel) or a critical memory finding (an OOM). A run that ran out of memory ended there:
     that names the verdict before any gain."""
     for f in ranked:
-        if f.category == "memory" and f.severity == "critical":
+        if _ended_the_run(f):
             return f
     for f in ranked:
         if f.severity == "info" or f.category not in CATEGORIES:
             continue
-        if f.category == "communication" or (f.category == "memory" and f.severity == "critical"):
+        if f.category == "communication":
             return f
         gain = f.gain.seconds_per_step or 0.0
         if isinstance(step_time, (int, float)) and step_time > 0 and gain / step_time >= _SIGNIFICANT:

@@ -444,7 +444,7 @@ class StepClock:
             if self._steady_done(steps, elapsed, now):
                 self._next_after_steady(now)
         elif self.window == PHASE_PROFILED:
-            if self._window_done(steps, elapsed, plan.profile_min_steps, plan.profile_seconds, plan.profile_max_steps):
+            if self._profiled_done(steps, elapsed):
                 self._on_window("profiler_stop")
                 self._next_after_profiler(now)
         elif self.window == PHASE_CPROFILE:
@@ -471,10 +471,12 @@ class StepClock:
         if self.window == PHASE_STEADY:
             return self._steady_done(steps, elapsed, now)
         if self.window == PHASE_PROFILED:
-            plan = self.plan
-            return self._window_done(steps, elapsed, plan.profile_min_steps, plan.profile_seconds,
-                                     plan.profile_max_steps)
+            return self._profiled_done(steps, elapsed)
         return False
+
+    def _profiled_done(self, steps: int, elapsed: float) -> bool:
+        plan = self.plan
+        return self._window_done(steps, elapsed, plan.profile_min_steps, plan.profile_seconds, plan.profile_max_steps)
 
     def _profiling_steps(self) -> int:
         plan = self.plan
