@@ -95,3 +95,12 @@ def test_the_near_peak_loop_lands_where_the_cards_own_matmul_does():
     assert values["peak_dtype"] == "bf16" and values["peak_flops_per_s"] == pytest.approx(989.4e12)
     assert 0.4 <= values["mfu"] <= 654 / 989.4 * 1.1
     assert recorded.diagnosed(GPU / "near_peak.h200.run.json")[1].verdict.category == "compute"
+
+
+def test_fp32_ffma_kernels_are_not_counted_as_tensor_cores():
+    """The H200's fp32 GEMMs without TF32 are cuBLAS xmma kernels doing FFMA on the CUDA cores
+    (sm80_xmma_gemm_f32f32_..._ffma_...): the trace read again gives no tensor-core time. The probe's
+    record of the same run kept the old reading (42%), made when it ran."""
+    record = recorded.trace_record_at(GPU / "traces" / "near_full_card.pt.trace.json.gz")
+    assert record.profiler.tensor_core_share == 0.0
+    assert recorded.load(GPU / "near_full_card.h200.run.json").profiler.tensor_core_share > 0.4

@@ -169,6 +169,10 @@ def test_intervals():
     ("void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_256x64_16x4_nn_align4>", True, True, False),
     ("sm80_xmma_fprop_implicit_gemm_indexed_tf32f32_tf32f32_f32_nhwckrsc_nchw", True, True, False),
     ("ampere_sgemm_32x32_sliced1x4_tn", True, False, False),
+    # fp32 without TF32 on an H200 (tests/data/runs/gpu/traces/near_full_card): cuBLAS's xmma kernels
+    # that do the math with FFMA on the CUDA cores, not on tensor cores.
+    ("sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize128x128x8_stage3_warpsize2x2x1_ffma_aligna4_alignc4_execute_kernel",
+     True, False, False),
     ("volta_h884gemm_64x64_ldg8_nn", True, True, True),
     ("void cudnn::bn_bw_1C11_kernel_new<float, float, float2, 512, true, 1>", False, False, False),
     ("ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)", False, False, False),

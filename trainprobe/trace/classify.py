@@ -42,8 +42,9 @@ _TENSOR_CORE = ("884", "1688", "16816", "tensorop", "xmma", "hmma", "_mma", "wmm
                 "bf16gemm", "gmma")
 # Kernels that compute in half precision (fp16 or bf16).
 _HALF = ("h884", "h1688", "h16816", "f16", "fp16", "half", "bf16", "__half", "hgemm")
-# fp32 kernels that never use tensor cores (Volta and later still pick them for fp32 math).
-_FP32_SIMT = ("sgemm", "scudnn", "implicit_convolve_sgemm", "fp32", "_sgemm")
+# fp32 kernels that never use tensor cores (Volta and later still pick them for fp32 math); "ffma":
+# cuBLAS's xmma kernels for fp32 without TF32 (sm80_xmma_gemm_f32f32_..._ffma_..., seen on an H200).
+_FP32_SIMT = ("sgemm", "scudnn", "implicit_convolve_sgemm", "fp32", "_sgemm", "ffma")
 
 
 def is_communication(name: str) -> bool:
