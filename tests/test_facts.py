@@ -280,7 +280,10 @@ def test_gpus_used_counts_distinct_devices():
 
 # --- facts by value on the recorded real runs ------------------------------------------------------
 
-RECORDED = ALL_RUNS  # not the held-out test set (real_test/): benchmarks/accuracy.py alone scores it
+# Not the held-out test set (real_test/): benchmarks/accuracy.py alone scores it. The GPU campaign's runs
+# (gpu/) in the slow set: the quick loop stays under a minute.
+RECORDED = [pytest.param(p, id=p.stem.split(".")[0], marks=(pytest.mark.slow,) if p.parent.name == "gpu" else ())
+            for p in ALL_RUNS]
 
 
 def _by_hand(record: RunRecord):
@@ -301,7 +304,7 @@ def _by_hand(record: RunRecord):
     return steps
 
 
-@pytest.mark.parametrize("path", RECORDED, ids=lambda p: p.stem.split(".")[0])
+@pytest.mark.parametrize("path", RECORDED)
 def test_step_facts_by_value_on_recorded_runs(path):
     record = RunRecord.load(path)
     values = facts(record)
@@ -323,7 +326,7 @@ def test_step_facts_by_value_on_recorded_runs(path):
         assert values["samples_per_second"] == pytest.approx(sum(s.samples for s in steps) / total)
 
 
-@pytest.mark.parametrize("path", RECORDED, ids=lambda p: p.stem.split(".")[0])
+@pytest.mark.parametrize("path", RECORDED)
 def test_settings_and_machine_facts_by_value_on_recorded_runs(path):
     record = RunRecord.load(path)
     values = facts(record)

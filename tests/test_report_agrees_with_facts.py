@@ -17,9 +17,10 @@ from trainprobe import display
 from trainprobe.facts.steps import PHASES
 from trainprobe.report import json_summary, render_html, terminal_summary
 
-# The third-party runs (real/) and the framework runs (frameworks/) are diagnosed in the slow set: the quick
-# loop stays under a minute.
-RUNS = [pytest.param(p, id=p.stem.split(".")[0], marks=(pytest.mark.slow,) if p.parent.name in ("real", "frameworks") else ())
+# The third-party runs (real/), the framework runs (frameworks/) and the GPU campaign's (gpu/) are diagnosed
+# in the slow set: the quick loop stays under a minute.
+RUNS = [pytest.param(p, id=p.stem.split(".")[0],
+                     marks=(pytest.mark.slow,) if p.parent.name in ("real", "frameworks", "gpu") else ())
         for p in recorded.ALL_RUNS]
 
 
