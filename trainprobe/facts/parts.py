@@ -36,6 +36,10 @@ FACTS = {
     "loop_framework_share": ("share", "Of the loop's own Python time, the share in the code of the framework "
                              "that runs the loop (its hooks, logging, progress bar and loop code); None "
                              "without one."),
+    "loop_framework_settable_share": ("share", "Of the loop's own Python time, the share in the framework's "
+                                      "areas that its settings reduce (logging, loggers, callbacks, the progress "
+                                      "bar); the rest of its code (hooks, its loop, the trainer) is a fixed cost "
+                                      "per step that no setting removes. None without a framework."),
     "loop_framework_parts": ("text", "The framework's largest areas with their shares of the loop's own Python "
                              "time: 'hooks 31%, logging (self.log) 26%'."),
     "input_busiest": ("text", "With num_workers=0: what making the batches in the main process spent the most "
@@ -55,6 +59,11 @@ FACTS = {
 }
 
 _DOMINATES = 0.5
+# The areas probe/callgraph charges a framework's code to that a setting of the framework shrinks
+# (Trainer(log_every_n_steps=...), enable_progress_bar, TrainingArguments(logging_steps=...,
+# disable_tqdm=...), report_to): what advice about the framework's per-step work can remove.
+_SETTABLE_AREAS = frozenset({"progress bar", "logging (self.log)", "loggers", "callbacks",
+                             "callbacks (progress bar, logging)", "logging integrations"})
 _SHOWN_SHARE = 0.05  # parts below this share are left out of the lists
 _SHOWN_PARTS = 5
 
@@ -103,6 +112,7 @@ def _loop_facts(record: RunRecord) -> dict[str, object]:
     if framework is not None and framework.name in ("lightning", "transformers"):
         areas = [(p.area, _python(p) / total) for p in ranked if p.owner == "framework"]
         out["loop_framework_share"] = sum(share for _, share in areas)
+        out["loop_framework_settable_share"] = sum(share for area, share in areas if area in _SETTABLE_AREAS)
         out["loop_framework_parts"] = _share_text([a for a in areas if a[1] >= _SHOWN_SHARE])
     return out
 
