@@ -39,6 +39,7 @@ precision = hits / (hits + false positives), recall = hits / expected.
     python benchmarks/accuracy.py --set real --corpus /work/corpus --record   # run them again
     python benchmarks/accuracy.py --set real_test --corpus /work/corpus-test --record  # the test set
     python benchmarks/accuracy.py --set real_test2 --corpus /work/corpus-test2 --record  # the second one
+    python benchmarks/accuracy.py --set real_test3 --corpus /work/corpus-test3 --record  # the third one
 
 For real scripts a verdict is **right** when it is the expert's, and
 **acceptable** when it is one the expert wrote down beforehand as also
@@ -54,6 +55,7 @@ import ast
 import json
 import os
 import platform
+import re
 import shutil
 import subprocess
 import sys
@@ -76,7 +78,9 @@ REAL_DIR = ROOT / "tests" / "data" / "runs" / "real"
 REAL_TEST_DIR = ROOT / "tests" / "data" / "runs" / "real_test"  # the test set: scored only once rules are final
 # The second test set, fresh scripts from new sources, made once the first had been looked at (issue 25).
 REAL_TEST2_DIR = ROOT / "tests" / "data" / "runs" / "real_test2"
-REAL_SETS = {"real": REAL_DIR, "real_test": REAL_TEST_DIR, "real_test2": REAL_TEST2_DIR}
+# The third, made once the second had been looked at (its classes were fixed on the seen records).
+REAL_TEST3_DIR = ROOT / "tests" / "data" / "runs" / "real_test3"
+REAL_SETS = {"real": REAL_DIR, "real_test": REAL_TEST_DIR, "real_test2": REAL_TEST2_DIR, "real_test3": REAL_TEST3_DIR}
 TRACES_DIR = ROOT / "tests" / "data" / "traces"
 ON_TRACES = "validated on recorded GPU traces"
 GPU_RECORD = ROOT / "tests" / "data" / "gpu" / "accuracy.json"
@@ -104,6 +108,8 @@ class Sample:
     args: tuple[str, ...]
     acceptable: tuple[str, ...] = ()  # real scripts: verdicts the expert also called defensible
     source: str = ""  # real scripts: "owner/repo path@commit"
+    fix_lines: tuple = ()  # real scripts: the expert's fix_location as (file, cell or None, first, last) lines
+    framework_advice: str = ""  # real scripts: in which framework's terms the expert wants the fix
 
 
 @dataclass
@@ -118,6 +124,9 @@ class Result:
     startup: Optional[float] = None
     duration: Optional[float] = None
     run_dir: Optional[str] = None
+    changes_at: dict = field(default_factory=dict)  # rule id -> the line its fix changes ("file.py:12")
+    framework: str = ""  # the framework trainprobe found driving the loop
+    framework_terms: dict = field(default_factory=dict)  # rule id -> the framework its advice is written for
 
     @property
     def expected(self) -> list[str]:
@@ -198,8 +207,47 @@ def load_real(directory: Path = REAL_DIR) -> list[Sample]:
             findings={"cpu": list(expert.get("expected_findings", [])), "gpu": []},
             allow={"cpu": list(expert.get("allowed_findings", []))}, clean=False, ci=False, args=(),
             acceptable=tuple(expert.get("acceptable_verdicts", [])),
-            source=f"{data.get('source', '')} {data.get('path', '')}@{str(data.get('commit', ''))[:7]}"))
+            source=f"{data.get('source', '')} {data.get('path', '')}@{str(data.get('commit', ''))[:7]}",
+            fix_lines=parse_fix_location(expert.get("fix_location", "")),
+            framework_advice=expert.get("framework_advice", "")))
     return out
+
+
+_SITE = re.compile(r"(?:(?P<file>[\w.()\-]+\.(?:py|ipynb))\s*)?(?:(?::(?P<first>\d+)(?:-(?P<last>\d+))?)|"
+                   r"(?:cell (?P<cell>\d+)(?:, lines? (?P<cfirst>\d+)(?:-(?P<clast>\d+))?)?))")
+
+
+def parse_fix_location(text: str) -> tuple:
+    """The lines an expert's fix_location names: "train.py:100-101 (...) and :114", "nb.ipynb cell 19, line 1"
+    -> ((file, cell or None, first, last), ...); a bare ":114" or "cell 7" belongs to the last file named."""
+    sites, current = [], ""
+    for m in _SITE.finditer(text):
+        current = m.group("file") or current
+        if not current:
+            continue
+        if m.group("cell"):
+            first = int(m.group("cfirst")) if m.group("cfirst") else None
+            last = int(m.group("clast")) if m.group("clast") else first
+            sites.append((current, int(m.group("cell")), first, last))
+        elif m.group("first"):
+            first = int(m.group("first"))
+            sites.append((current, None, first, int(m.group("last")) if m.group("last") else first))
+    return tuple(sites)
+
+
+def at_fix_location(changes_at: str, sites: tuple) -> bool:
+    """A finding's "file.py:12" or "cell 19, line 1" names one of the expert's lines (a notebook's cell
+    alone matches when the expert named no line in it)."""
+    cell = re.fullmatch(r"cell (\d+), line (\d+)", changes_at or "")
+    for file, site_cell, first, last in sites:
+        if cell and site_cell is not None and file.endswith(".ipynb"):
+            if int(cell.group(1)) == site_cell and (first is None or first <= int(cell.group(2)) <= last):
+                return True
+        elif not cell and site_cell is None and ":" in (changes_at or ""):
+            path, line = changes_at.rsplit(":", 1)
+            if Path(path).name == file and line.isdigit() and first <= int(line) <= last:
+                return True
+    return False
 
 
 def load_traces(directory: Path = TRACES_DIR) -> list[Sample]:
@@ -259,6 +307,9 @@ def score_record(sample: Sample, record_path: Path) -> Result:
     result.wall = record.outcome.duration
     result.verdict = diagnosis.verdict.category
     result.found = {f.id: f.severity for f in diagnosis.findings}
+    result.changes_at = {f.id: f.changes_at for f in diagnosis.findings if f.changes_at}
+    result.framework_terms = {f.id: f.framework for f in diagnosis.findings if f.framework}
+    result.framework = str(diagnosis.fact_values().get("framework") or "")
     return result
 
 
@@ -520,7 +571,8 @@ def _table_and_totals(results: list[Result], rows: list[list[str]], headers: lis
 
 
 REAL_HEADERS = ["script", "expert's verdict (also defensible)", "found verdict", "expected findings",
-                "found (above info, + expected info)", "false warnings"]
+                "found (above info, + expected info)", "false warnings", "fix at the expert's line",
+                "framework: advice in its terms"]
 
 
 def render_real(results: list[Result], markdown: bool, machine: str) -> str:
@@ -536,9 +588,33 @@ def render_real(results: list[Result], markdown: bool, machine: str) -> str:
         found = _ids(r.hits + [i for i in r.above_info if i not in r.hits], r.found)
         missed = f" / missed: {_ids(r.misses)}" if r.misses else ""
         rows.append([f"{r.sample.name} ({r.sample.source.strip()})", expected_v, found_v, _ids(r.expected),
-                     found + missed, _ids(r.false_positives)])
+                     found + missed, _ids(r.false_positives), _fix_column(r), _framework_column(r)])
     title = f"Real third-party scripts, recorded on {machine}.\n"
-    return _table_and_totals(results, rows, REAL_HEADERS, "Real scripts", markdown, title)
+    text = _table_and_totals(results, rows, REAL_HEADERS, "Real scripts", markdown, title)
+    located = [r for r in results if r.sample.fix_lines and r.changes_at]
+    hit = [r for r in located if _points_at_fix(r)]
+    return text + (f"\nFix lines: {len(hit)} of {len(located)} scripts with an expert's line and a finding that "
+                   f"names one have a finding at the expert's line.")
+
+
+def _points_at_fix(r: Result) -> list[str]:
+    return [i for i, at in r.changes_at.items() if at_fix_location(at, r.sample.fix_lines)]
+
+
+def _fix_column(r: Result) -> str:
+    """Which findings name a line the expert named ('-' when the expert named none or no finding names one)."""
+    if not r.sample.fix_lines or not r.changes_at:
+        return "-"
+    hits = _points_at_fix(r)
+    return ", ".join(f"{i} @ {r.changes_at[i]}" for i in hits) if hits else \
+        "none of " + ", ".join(f"{i} @ {at}" for i, at in r.changes_at.items())
+
+
+def _framework_column(r: Result) -> str:
+    """The framework trainprobe found, and which findings' advice is written in its terms."""
+    if r.framework in ("", "pytorch"):
+        return "-"
+    return f"{r.framework}: " + (", ".join(sorted(r.framework_terms)) or "no advice in its terms")
 
 
 def render(results: list[Result], coverage: list[tuple[str, str, str]], device: str, markdown: bool,
@@ -616,10 +692,10 @@ def traces_main(args) -> int:
 
 def parse_args(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--set", dest="which", choices=("gallery", "real", "real_test", "real_test2", "traces", "both"),
+    p.add_argument("--set", dest="which", choices=("gallery", "real", "real_test", "real_test2", "real_test3", "traces", "both"),
                    default="gallery",
-                   help="the sample gallery, the real third-party scripts (real: the development set; real_test and "
-                        "real_test2: the test sets, prepared by benchmarks/corpus/prepare.py), the real GPU traces "
+                   help="the sample gallery, the real third-party scripts (real: the development set; real_test, "
+                        "real_test2 and real_test3: the test sets, prepared by benchmarks/corpus/prepare.py), the real GPU traces "
                         "(tests/data/traces), or gallery and real scripts (default: gallery)")
     p.add_argument("--corpus", type=Path, default=None,
                    help="real scripts: run them again from this folder's NAME/run.sh (default: score the recordings)")
@@ -667,7 +743,7 @@ def main(argv=None) -> int:
     args = parse_args(argv)
     if args.which == "traces":
         return traces_main(args)
-    if args.which in ("real", "real_test", "real_test2", "both"):
+    if args.which in ("real", "real_test", "real_test2", "real_test3", "both"):
         code = real_main(args)
         if args.which != "both":
             return code

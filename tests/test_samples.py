@@ -162,3 +162,16 @@ def test_ci_subset_is_diagnosed_end_to_end(tmp_path, name):
     assert (tmp_path / "run" / "report.html").exists() and (tmp_path / "run" / "run.json").exists()
     if sample.clean:
         assert not [f for f, severity in result.found.items() if severity != "info"]
+
+
+def test_the_expert_fix_lines_are_read_as_an_expert_writes_them():
+    """benchmarks/accuracy.py scores whether a finding names the line an expert wrote down (issue 25: advice
+    that points at the user's line): files with ranges, bare ":N" after a file, and notebook cells."""
+    sites = accuracy.parse_fix_location("train.py:100-101 (autocast) and :114 (backward); cfg.py:7")
+    assert sites == (("train.py", None, 100, 101), ("train.py", None, 114, 114), ("cfg.py", None, 7, 7))
+    assert accuracy.at_fix_location("train.py:101", sites) and accuracy.at_fix_location("sub/train.py:114", sites)
+    assert not accuracy.at_fix_location("train.py:102", sites) and not accuracy.at_fix_location("cfg.py:8", sites)
+    notebook = accuracy.parse_fix_location("nb.ipynb cell 19, line 1 (the loader); the dataset in cell 17")
+    assert accuracy.at_fix_location("cell 19, line 1", notebook) and accuracy.at_fix_location("cell 17, line 9", notebook)
+    assert not accuracy.at_fix_location("cell 19, line 2", notebook)
+    assert accuracy.parse_fix_location("none needed: the model's math") == ()
