@@ -245,3 +245,26 @@ def _rule_cases_on_the_path():
     import sys
     sys.path.insert(0, os.path.dirname(__file__))
     yield
+
+
+# --- item 3: the compute, batch and worker fixes in each framework's terms ---------------------------
+
+SEEN_TEST2 = recorded.RUNS_DIR / "real_test2"  # the second test set, looked at since: its classes may be pinned
+
+
+@pytest.mark.parametrize("name, rule, words", [
+    ("t2_lightning_gan", "cpu-bf16-not-used", 'Trainer(precision="bf16-mixed")'),
+    ("t2_xtransformers_enwik8", "cpu-bf16-not-used", 'mixed_precision="bf16"'),
+    ("t2_hf_mlm", "cpu-bf16-not-used", "TrainingArguments(bf16=True)"),
+    ("t2_hf_mlm", "compile-would-fuse", "TrainingArguments(torch_compile=True)"),
+    ("t2_lightning_gan", "optimizer-share-high", "In configure_optimizers ("),
+])
+def test_precision_compile_and_optimizer_fixes_are_the_frameworks_settings(name, rule, words):
+    """Real framework-driven scripts: the fix is the framework's setting, at the line that holds it."""
+    record = _record(name, SEEN_TEST2)
+    facts = _facts(record)
+    finding = _findings(record)[rule]
+    assert finding.framework == facts["framework"] and words in finding.advice
+    wanted = facts["configure_optimizers_at"] if rule == "optimizer-share-high" else facts["framework_config_at"]
+    assert finding.changes_at == (wanted or "")
+    assert "torch.autocast(\"cpu\"" not in finding.snippet  # not the hand-made loop's fix

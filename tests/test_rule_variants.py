@@ -152,6 +152,31 @@ def test_other_fixes_in_framework_terms(rule_id, name, spelled):
     assert spelled in finding.advice + finding.snippet
 
 
+# The compute, batch and worker fixes that got their framework tables with issue 25's third round.
+_ADDED = ("cpu-bf16-not-used", "compile-would-fuse", "low-mfu-small-batch", "optimizer-share-high",
+          "dataloader-workers-waiting", "storage-bound-input", "worker-handoff-outweighs-batch")
+_KNOBS = {"transformers": ("TrainingArguments(",), "accelerate": ("Accelerator(", "accelerator.prepare"),
+          "lightning": ("Trainer(", "train_dataloader", "configure_optimizers", "trainer.fit"), "cli": ("un with --",)}  # "Run with --workers 2", "... run with --batch-size 64"
+_CLI_FLAGS = tuple(CliFlag(options=(option,), dest=dest, value="0") for option, dest in (
+    ("--workers", "workers"), ("--batch-size", "batch_size"), ("--bf16", "bf16"), ("--compile", "compile")))
+
+
+@pytest.mark.parametrize("rule_id, name", [(r.id, v.name) for r in load_rules()[0] if r.id in _ADDED
+                                           for v in r.variants])
+def test_each_added_framework_table_speaks_its_frameworks_terms_at_its_line(rule_id, name):
+    record = CASES[rule_id].bad()
+    if name == "cli":
+        record = with_settings(record, framework=FrameworkInfo(name=""), cli_flags=_CLI_FLAGS)
+    else:
+        record = _with_framework(record, name, config_at="/work/train.py:9", entry_at="/work/train.py:50")
+    record = replace(record, invocation=replace(record.invocation, cwd="/work"))
+    finding = next(f for f in diagnose(record).findings if f.id == rule_id)
+    assert finding.framework == name, finding.advice
+    assert any(knob in finding.advice for knob in _KNOBS[name]), finding.advice
+    if name in ("transformers",) or (name == "lightning" and rule_id == "cpu-bf16-not-used"):
+        assert finding.changes_at == "train.py:9"
+
+
 def test_a_plain_run_keeps_the_plain_pytorch_advice():
     finding = next(f for f in diagnose(_with_framework(CASES["amp-not-used"].bad(), "")).findings
                    if f.id == "amp-not-used")

@@ -1,0 +1,39 @@
+"""A stand-in for A Tale of Two Cities (Gutenberg's 98-0.txt) for rasbt/deeplearning-models'
+pytorch_ipynb/rnn/char_rnn-charlesdickens.ipynb.
+
+RUN/pytorch_ipynb/rnn/98-0.txt: ~800,000 characters (the real file is 804,335 bytes, 776,058 characters after the
+notebook's unidecode and space squeezing) of pseudo-English paragraphs from fakedata's pseudo_sentences, ASCII only,
+so every character is in string.printable (the notebook's char_to_tensor looks each one up there). Only the size
+matters: the notebook draws random 201-character portions from it.
+"""
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from fakedata import pseudo_sentences  # noqa: E402
+
+
+def write_text(path: Path, chars: int = 800_000) -> None:
+    rng = np.random.default_rng(0)
+    paragraphs, size = [], 0
+    while size < chars:
+        para = " ".join(pseudo_sentences(int(rng.integers(2, 9)), rng, min_words=5, max_words=28, vocab=6000))
+        # wrap at ~70 columns like the Gutenberg text
+        lines, line = [], ""
+        for word in para.split(" "):
+            if len(line) + len(word) + 1 > 70:
+                lines.append(line)
+                line = word
+            else:
+                line = f"{line} {word}" if line else word
+        lines.append(line)
+        paragraphs.append("\n".join(lines))
+        size += len(paragraphs[-1]) + 2
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n\n".join(paragraphs)[:chars] + "\n", encoding="ascii")
+
+
+if __name__ == "__main__":
+    write_text(Path(sys.argv[1]) / "pytorch_ipynb" / "rnn" / "98-0.txt")
