@@ -177,6 +177,32 @@ def test_each_added_framework_table_speaks_its_frameworks_terms_at_its_line(rule
         assert finding.changes_at == "train.py:9"
 
 
+@pytest.mark.parametrize("name, spelled", [
+    ("transformers", ("TrainingArguments(per_device_train_batch_size=4, gradient_accumulation_steps=2)",
+                      "TrainingArguments(bf16=True)", "TrainingArguments(gradient_checkpointing=True)")),
+    ("lightning", ("Trainer(accumulate_grad_batches=2) and a batch_size of 4 in train_dataloader",
+                   'Trainer(precision="bf16-mixed")')),
+    ("accelerate", ("Accelerator(gradient_accumulation_steps=2)", 'Accelerator(mixed_precision="bf16")')),
+    ("", ()),
+])
+def test_the_ranked_memory_fixes_are_spelled_in_the_frameworks_settings(name, spelled):
+    """The out-of-memory sample's record (its breakdown measured): each ranked fix keeps its measured saving and
+    gains the framework's setting; plain PyTorch keeps the plain list."""
+    import recorded
+    record = _with_framework(recorded.load(recorded.RUNS_DIR / "transformer_out_of_memory.cpu.run.json"), name,
+                             config_at="/work/train.py:9")
+    record = replace(record, invocation=replace(record.invocation, cwd="/work"))
+    finding = next(f for f in diagnose(record).findings if f.id == "memory-near-limit")
+    assert finding.framework == name
+    assert all(words in finding.advice for words in spelled), finding.advice
+    assert "(1) gradient accumulation: batches of 4 with 2 accumulation steps" in finding.advice
+    if name:
+        assert finding.changes_at == "train.py:9"
+    else:
+        assert "TrainingArguments" not in finding.advice and "Trainer(" not in finding.advice
+        assert finding.changes_at.endswith("transformer_out_of_memory.py:160")
+
+
 def test_a_plain_run_keeps_the_plain_pytorch_advice():
     finding = next(f for f in diagnose(_with_framework(CASES["amp-not-used"].bad(), "")).findings
                    if f.id == "amp-not-used")
