@@ -114,6 +114,31 @@ def test_accelerate_alone_is_accelerate_but_under_a_trainer_it_is_the_trainer(tm
     assert detect_framework(seen["frame"], UserCode((str(tmp_path),)))[0].name == "transformers"
 
 
+def test_a_library_without_a_table_that_runs_the_loop_is_named(tmp_path):
+    """skorch's NeuralNet.fit, d2l's Trainer.fit: an installed package runs the loop and calls the step. It
+    is named (its terms are not known, so the advice stays plain PyTorch), and the loop's line is the
+    user's call into it; a package that only wraps the step in a hand-made loop is not a loop."""
+    seen = {}
+    fit = _in_module("skorch.net", "def fit_loop(step, seen):\n    for _ in range(1):\n        step(seen)\n")
+    step = _in_module("torch_optimizer.lamb", "def step(seen):\n    seen.update(frame=sys._getframe(0))\n", sys=sys)
+    main = tmp_path / "main.py"
+    main.write_text("def main(fit_loop, step, seen):\n    fit_loop(step, seen)\n", encoding="utf-8")
+    entry = {"__name__": "__main__"}
+    exec(compile(main.read_text(), str(main), "exec"), entry)  # noqa: S102
+    entry["main"](fit["fit_loop"], step["step"], seen)
+    info, loop_at = detect_framework(seen["frame"], UserCode((str(tmp_path),)))
+    assert info.name == "skorch" and info.driver == "skorch.net" and info.entry_at == f"{main}:2"
+    assert loop_at == f"{main}:2"
+    # The same step wrapper called from the user's own loop: plain PyTorch.
+    loop = tmp_path / "loop.py"
+    loop.write_text("def train(step, seen):\n    for _ in range(1):\n        step(seen)\n", encoding="utf-8")
+    own = {"__name__": "__main__"}
+    exec(compile(loop.read_text(), str(loop), "exec"), own)  # noqa: S102
+    own["train"](step["step"], seen)
+    info, loop_at = detect_framework(seen["frame"], UserCode((str(tmp_path),)))
+    assert info.name == "" and loop_at == f"{loop}:2"
+
+
 def test_timm_builds_the_loader_of_a_timm_script(tmp_path):
     path, namespace = _user_script(tmp_path)
     seen = {}

@@ -137,7 +137,7 @@ class SiteBook:
 
 
 def _version(name: str) -> Optional[str]:
-    package = _VERSION_OF.get(name)
+    package = _VERSION_OF.get(name, name)  # a library without a table: its own top-level module
     if name == "lightning":
         package = "lightning" if "lightning" in sys.modules else "pytorch_lightning"
     elif name == "fabric":
@@ -171,6 +171,8 @@ def detect_framework(frame: Any, is_user: UserCode, built_by: tuple[Optional[str
             break
     users = [i for i, f in enumerate(frames) if is_user(f.f_code.co_filename)]
     if found is None:
+        found = _library_loop(frames, users)
+    if found is None:
         name = next((n for by in built_by if by for prefix, n in FRAMEWORK_PACKAGES
                      if by.startswith(prefix) and n == "timm"), "")
         return FrameworkInfo(name=name, version=_version(name) if name else None), _loop_line(frames, users)
@@ -187,6 +189,28 @@ def detect_framework(frame: Any, is_user: UserCode, built_by: tuple[Optional[str
     # The framework's own loop holds the user's code (a Lightning training_step); the user's line that
     # started it is the loop's line the user can see.
     return info, info.entry_at if name in ("transformers", "lightning") else _loop_line(frames, users)
+
+
+def _library_loop(frames: list[Any], users: list[int]) -> Optional[tuple[str, int]]:
+    """A library trainprobe has no table for that runs the loop itself (skorch's NeuralNet.fit, d2l's
+    Trainer.fit, a course's helper package): the installed package whose frames lie between the optimizer
+    step and the script's innermost frame, named by its top-level module; (name, its outermost frame)."""
+    inner = users[0] if users else len(frames)
+    outermost = None
+    for index in range(inner):
+        path = frames[index].f_code.co_filename
+        if _skipped(frames[index]) or "-packages" + os.sep not in path:
+            continue
+        package = _module(frames[index]).split(".", 1)[0]
+        if package and package not in _NOT_A_LOOP:
+            outermost = (package, index)
+    return outermost
+
+
+# Installed packages whose frames sit between a hand-made loop and its optimizer step without running
+# the loop: wrappers of the step or the optimizer.
+_NOT_A_LOOP = frozenset({"torch", "functorch", "apex", "bitsandbytes", "torch_optimizer", "schedulefree",
+                         "deepspeed", "wandb", "tqdm"})
 
 
 def _loop_line(frames: list[Any], users: list[int]) -> Optional[str]:

@@ -2,8 +2,8 @@
 
 train.py reads ImageFolder("data/pizza_steak_sushi/train") and ("data/pizza_steak_sushi/test") relative to the
 folder it runs in. The course's download (a 10% Food-101 subset) has 75 train / 25 test images per class, JPEGs whose
-longer side is 512 px; here 10x as many (750 / 250 per class: 2250 train, 750 test) so that the 5 epochs of the
-script last long enough to time (71 training steps of 32 an epoch instead of 8), with the same kind of images:
+longer side is 512 px; here 4x as many (300 / 100 per class: 900 train, 300 test) so that the 5 epochs of the
+script last long enough to time (29 training steps of 32 an epoch instead of 8), with the same kind of images:
 photo-like smooth colour fields + noise, longer side 512, the other side 288-512, JPEG quality 90.
 """
 import sys
@@ -19,7 +19,7 @@ CLASSES = ("pizza", "steak", "sushi")
 if __name__ == "__main__":
     root = Path(sys.argv[1]) / "data" / "pizza_steak_sushi"
     rng = np.random.default_rng(0)
-    for split, per_class in (("train", 750), ("test", 250)):
+    for split, per_class in (("train", 300), ("test", 100)):
         for cls in CLASSES:
             for i in range(per_class):
                 short = int(rng.integers(288, 513))
