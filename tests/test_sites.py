@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 import textwrap
+from pathlib import Path
 
 import torch
 
@@ -77,6 +78,14 @@ def _in_module(name: str, source: str, **names):
     return namespace
 
 
+def _main_file(path: Path, source: str) -> dict:
+    """The user's own file ``path`` (run as __main__), written and executed: its functions' frames are user code."""
+    path.write_text(source, encoding="utf-8")
+    namespace = {"__name__": "__main__"}
+    exec(compile(source, str(path), "exec"), namespace)  # noqa: S102
+    return namespace
+
+
 def test_the_framework_is_read_from_the_frames_of_the_loop(tmp_path):
     path, namespace = _user_script(tmp_path)
     seen = {}
@@ -86,9 +95,7 @@ def test_the_framework_is_read_from_the_frames_of_the_loop(tmp_path):
         """, sys=sys)
     # The user's script calls the framework (trainer.fit()), which calls back into the user's code.
     main = tmp_path / "main.py"
-    main.write_text("def fit(run, train, seen):\n    run(train, seen)\n", encoding="utf-8")
-    entry = {"__name__": "__main__"}
-    exec(compile(main.read_text(), str(main), "exec"), entry)  # noqa: S102
+    entry = _main_file(main, "def fit(run, train, seen):\n    run(train, seen)\n")
     entry["fit"](fit_loop["run"], namespace["train"], seen)
     info, loop_at = detect_framework(seen["frame"], UserCode((str(tmp_path),)))
     assert info.name == "lightning" and info.driver == "lightning.pytorch.loops.fit_loop"
@@ -122,19 +129,14 @@ def test_a_library_without_a_table_that_runs_the_loop_is_named(tmp_path):
     fit = _in_module("skorch.net", "def fit_loop(step, seen):\n    for _ in range(1):\n        step(seen)\n")
     step = _in_module("torch_optimizer.lamb", "def step(seen):\n    seen.update(frame=sys._getframe(0))\n", sys=sys)
     main = tmp_path / "main.py"
-    main.write_text("def main(fit_loop, step, seen):\n    fit_loop(step, seen)\n", encoding="utf-8")
-    entry = {"__name__": "__main__"}
-    exec(compile(main.read_text(), str(main), "exec"), entry)  # noqa: S102
+    entry = _main_file(main, "def main(fit_loop, step, seen):\n    fit_loop(step, seen)\n")
     entry["main"](fit["fit_loop"], step["step"], seen)
     info, loop_at = detect_framework(seen["frame"], UserCode((str(tmp_path),)))
     assert info.name == "skorch" and info.driver == "skorch.net" and info.entry_at == f"{main}:2"
     assert loop_at == f"{main}:2"
     # The same step wrapper called from the user's own loop: plain PyTorch.
     loop = tmp_path / "loop.py"
-    loop.write_text("def train(step, seen):\n    for _ in range(1):\n        step(seen)\n", encoding="utf-8")
-    own = {"__name__": "__main__"}
-    exec(compile(loop.read_text(), str(loop), "exec"), own)  # noqa: S102
-    own["train"](step["step"], seen)
+    _main_file(loop, "def train(step, seen):\n    for _ in range(1):\n        step(seen)\n")["train"](step["step"], seen)
     info, loop_at = detect_framework(seen["frame"], UserCode((str(tmp_path),)))
     assert info.name == "" and loop_at == f"{loop}:2"
 
