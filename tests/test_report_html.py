@@ -83,6 +83,21 @@ def test_breakdown_compares_warmup_and_steady():
     assert "176 ms" in section  # steady mean data wait of the fake steps
 
 
+def test_on_a_gpu_the_hosts_copy_time_that_waited_for_the_gpu_is_called_a_wait():
+    """GPT-2 small in fp32 on the H200: the host spent 87% of the step in a blocking .to(), which returns only
+    when the GPU has run the queued step, while the GPU itself copied for 0.01%. The host's bar said "copy to
+    device 87%" right above the cause bar's "compute 98%"."""
+    record, diagnosis = recorded.diagnosed(recorded.RUNS_DIR / "gpu" / "near_full_card.h200.run.json")
+    page = htmllib.unescape(render_html(record, diagnosis))
+    verdict = _section(page, "verdict")
+    assert "Where a steady step's time goes on the host" in verdict
+    assert "waiting for the GPU in copies to it 87%" in verdict and "copy to device 87%" not in verdict
+    assert "the GPU itself copied for 0% of the step" in _section(page, "breakdown")
+    # A CPU run keeps the plain words.
+    cpu = htmllib.unescape(render_html(*recorded.diagnosed(RUNS[0])))
+    assert "Where a steady step's time goes <" in cpu.replace("goes <span", "goes <") and "waiting for the GPU" not in cpu
+
+
 def test_timelines_have_gpu_cpu_disk_charts_with_step_boundaries():
     section = _section(_render("input_bound"), "timelines")
     for title in ("Step time", "GPU utilization", "GPU power vs limit", "GPU memory", "CPU by process", "Disk read"):

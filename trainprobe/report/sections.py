@@ -175,6 +175,15 @@ def _cause_bar(breakdown: dict[str, float]) -> list[dict[str, Any]]:
             for k, v in sorted(breakdown.items(), key=lambda kv: -kv[1]) if v and v > 0]
 
 
+def _copies_mostly_wait_for_the_gpu(facts: dict[str, object]) -> bool:
+    """The host's copy phase is mostly a wait: a blocking .to() returns only once the GPU has run the work
+    queued before it, so on a busy GPU the host's "copy to device" time is the GPU's compute, not copying
+    (the device timeline's exposed copying, h2d_exposed_share, is far smaller)."""
+    exposed, host = facts.get("h2d_exposed_share"), facts.get("h2d_share")
+    return bool(facts.get("cuda_used") and facts.get("device_timeline_available")
+                and isinstance(exposed, (int, float)) and isinstance(host, (int, float)) and exposed < host / 2)
+
+
 def breakdown_section(diagnosis: Diagnosis) -> dict[str, Any]:
     """Where a step's time goes, by phase: the steady window's facts beside the warm-up's."""
     facts = diagnosis.fact_values()
@@ -186,10 +195,20 @@ def breakdown_section(diagnosis: Diagnosis) -> dict[str, Any]:
             continue
         share = facts.get(f"{name}_share")
         rows.append({"name": name, "label": label, "color": color, "warmup": display.seconds(warmup),
-                     "steady": display.seconds(steady), "share": share, "share_text": display.share(share)})
+                     "steady": display.seconds(steady), "share": share, "share_text": display.share(share),
+                     "note": None})
+    waiting = _copies_mostly_wait_for_the_gpu(facts)
+    for r in rows:
+        if r["name"] == "h2d" and waiting:
+            r["label"] = "waiting for the GPU in copies to it (copy to device)"
+            r["note"] = (f"the GPU itself copied for {display.share(facts.get('h2d_exposed_share'))} of the step: the "
+                         "rest is the host blocked in .to() until the GPU finished the work queued before it")
     segments = [{"label": r["label"], "share": r["share"], "color": r["color"],
-                 "text": f"{r['label']}: {r['steady']} ({r['share_text']})"} for r in rows if r["share"]]
+                 "text": f"{r['label']}: {r['steady']} ({r['share_text']})" + (f"; {r['note']}" if r["note"] else "")}
+                for r in rows if r["share"]]
     return {
+        "title": "Where a steady step's time goes on the host" if facts.get("cuda_used")
+        else "Where a steady step's time goes",
         "available": bool(steady_n),
         "rows": rows,
         "segments": segments,
