@@ -40,7 +40,7 @@ STEP_SHARES = {
     "framework_overhead_share", "loop_python_share", "loop_op_share", "sync_share",
     "exposed_communication_share", "gpu_idle_data_share", "gpu_idle_host_share", "gpu_idle_launch_share",
     "gpu_idle_sync_share", "gpu_idle_at_boundaries_share", "collective_wait_share", "rank0_extra_share",
-    "fixed_step_cost_share", "batch_receive_share",
+    "fixed_step_cost_share", "batch_receive_share", "device_compute_share",
 }
 
 
@@ -52,20 +52,6 @@ def _id(path: Path) -> str:
 # diagnosis per session); the real scripts' runs, the live runs, the traces and the jobs cost tens of
 # seconds more: the slow set judges them.
 _QUICK = set(GALLERY_RUNS)
-# Found by the first GPU campaign's records (tests/data/runs/gpu/README.md) and not yet fixed: on a
-# GPU the profiled window's steps (profiler overhead) are longer than the steady ones, so per-step
-# figures from the profile (the GPU's idle time at step boundaries, amp-not-used's fp32 matmul time)
-# promise more of the steady step than any measured share shows, and channels_last prints "104%".
-# Strict: each case fails the suite once it is fixed, so the mark goes with the fix.
-_GPU_KNOWN = {"channels_last", "near_full_card", "room_for_4x", "tiny_kernels", "uncompiled_convnet"}
-_GPU_XFAIL = pytest.mark.xfail(strict=True, reason="GPU record: a gain or share from the profiled window "
-                                                   "exceeds the steady step's measured share (open)")
-
-
-def _known_on_gpu(p: Path) -> bool:
-    return p.parent.name == "gpu" and p.name.split(".")[0] in _GPU_KNOWN
-
-
 CASES = [pytest.param(kind, p, marks=() if p in _QUICK else pytest.mark.slow, id=_id(p))
          for kind, paths in (("run", ALL_RUNS + LIVE), ("trace", TRACES), ("job", JOBS)) for p in paths]
 _PERCENT = re.compile(r"(\d+(?:\.\d+)?)%")
@@ -93,9 +79,7 @@ def _diagnosis(kind: str, path: Path) -> tuple[object, Diagnosis]:
 
 
 @pytest.mark.parametrize("kind, path", CASES)
-def test_no_share_above_the_whole_and_no_gain_above_what_it_removes(kind, path, request):
-    if _known_on_gpu(path):
-        request.applymarker(_GPU_XFAIL)
+def test_no_share_above_the_whole_and_no_gain_above_what_it_removes(kind, path):
     record, diagnosis = _diagnosis(kind, path)
     v = diagnosis.verdict
     printed = [v.headline, terminal_summary(record, diagnosis, None, color=False, top=99)]
