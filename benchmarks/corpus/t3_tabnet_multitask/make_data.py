@@ -6,9 +6,10 @@ adult.data, the file has NO header row, so its first data row becomes the column
 names, then 32560 generated rows) with adult.data's layout: 15 comma+space separated fields (age, workclass,
 fnlwgt, education, education-num, marital-status, occupation, relationship, race, sex, capital-gain,
 capital-loss, hours-per-week, native-country, label), the same category sets and about the same numbers of
-distinct values, so the notebook's rule (object column or < 200 distinct values -> categorical) picks the same 14
-categorical columns and fnlwgt as the one numeric one. The label (' <=50K' / ' >50K', ~76/24%) depends on a few
-fields through a seeded logistic draw, so the model has something to learn.
+distinct values, so the notebook's rule (object column or < 200 distinct values -> categorical) treats every
+feature but fnlwgt as categorical, as with the real file (13 categorical features + fnlwgt). The label
+(' <=50K' / ' >50K', ~78/22%) depends on a few fields through a seeded logistic draw, so the model has
+something to learn.
 """
 import sys
 from pathlib import Path
@@ -32,7 +33,8 @@ COUNTRY = ["United-States", "Cambodia", "England", "Puerto-Rico", "Canada", "Ger
            "Jamaica", "Vietnam", "Mexico", "Portugal", "Ireland", "France", "Dominican-Republic", "Laos", "Ecuador",
            "Taiwan", "Haiti", "Columbia", "Hungary", "Guatemala", "Nicaragua", "Scotland", "Thailand", "Yugoslavia",
            "El-Salvador", "Trinadad&Tobago", "Peru", "Hong", "Holand-Netherlands", "?"]
-FIRST_ROW = "39, State-gov, 77516, Bachelors, 13, Never-married, Adm-clerical, Not-in-family, White, Male, 2174, 0, 40, United-States, <=50K"
+FIRST_ROW = ("39, State-gov, 77516, Bachelors, 13, Never-married, Adm-clerical, Not-in-family, White, Male, 2174, 0, "
+             "40, United-States, <=50K")
 
 
 def skewed(rng: np.random.Generator, k: int, n: int) -> np.ndarray:
