@@ -218,3 +218,18 @@ def test_the_report_and_the_terminal_put_the_line_before_the_fix():
     assert '→ train.py:9: Pass Trainer(precision="bf16-mixed")' in text
     html = render_html(record, diagnosis)
     assert '<strong>Fix at <code class="where">train.py:9</code> <span class="muted small">(Lightning)</span>:' in html
+
+
+def test_the_docs_count_each_frameworks_tables():
+    """docs/how-it-works.md says how many rules speak each framework's terms: the count is the rule files'."""
+    from pathlib import Path
+    text = (Path(__file__).resolve().parent.parent / "docs" / "how-it-works.md").read_text(encoding="utf-8")
+    counts: dict[str, int] = {}
+    for rule in load_rules()[0]:
+        for variant in rule.variants:
+            counts[variant.name] = counts.get(variant.name, 0) + 1
+    rows = {"transformers": "| Hugging Face `Trainer` |", "lightning": "| Lightning |", "accelerate": "| accelerate |",
+            "cli": "| the script's flags |"}
+    for name, start in rows.items():
+        row = next(line for line in text.splitlines() if line.startswith(start))
+        assert row.split("|")[3].strip().split()[0] == str(counts[name]), (name, counts[name], row)

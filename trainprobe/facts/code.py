@@ -23,6 +23,7 @@ FAMILY = "code"
 FACTS = {
     "framework": ("text", "The library that runs the training loop, from the frames on the stack at its first "
                   "update: transformers (a Hugging Face Trainer), lightning, accelerate, timm, fabric...; "
+                  "any other installed library that runs the loop itself by its top-level module (skorch, d2l); "
                   "'pytorch' for the script's own loop (a record made before trainprobe read those frames: "
                   "lightning or transformers when the profile's files show it, else unknown)."),
     "framework_name": ("text", "That library as people call it: 'the Hugging Face Trainer', 'Lightning'..."),
