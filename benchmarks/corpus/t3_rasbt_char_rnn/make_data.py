@@ -17,12 +17,12 @@ from fakedata import pseudo_sentences  # noqa: E402
 
 def write_text(path: Path, chars: int = 800_000) -> None:
     rng = np.random.default_rng(0)
-    paragraphs, size = [], 0
-    while size < chars:
-        para = " ".join(pseudo_sentences(int(rng.integers(2, 9)), rng, min_words=5, max_words=28, vocab=6000))
-        # wrap at ~70 columns like the Gutenberg text
-        lines, line = [], ""
-        for word in para.split(" "):
+    sentences = pseudo_sentences(chars // 90, rng, min_words=5, max_words=28, vocab=6000)  # ~100 chars each
+    paragraphs, at = [], 0
+    while at < len(sentences):
+        k = int(rng.integers(2, 9))
+        lines, line = [], ""  # wrapped at ~70 columns like the Gutenberg text
+        for word in " ".join(sentences[at:at + k]).split(" "):
             if len(line) + len(word) + 1 > 70:
                 lines.append(line)
                 line = word
@@ -30,7 +30,7 @@ def write_text(path: Path, chars: int = 800_000) -> None:
                 line = f"{line} {word}" if line else word
         lines.append(line)
         paragraphs.append("\n".join(lines))
-        size += len(paragraphs[-1]) + 2
+        at += k
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n\n".join(paragraphs)[:chars] + "\n", encoding="ascii")
 
