@@ -21,6 +21,9 @@ def _diagnosed(name: str):
     return recorded.trace_diagnosed(name)
 
 
+# Each trace's diagnosis takes 0.3-1 s: the slow set judges them (CI runs it), as it does the real scripts'
+# runs, to keep the quick loop under a minute; the cross-checks below stay quick.
+@pytest.mark.slow
 @pytest.mark.parametrize("name", [n for n in ONE_FILE if not EXPECT[n]["expert"].get("no_steps")])
 def test_the_experts_verdict_and_findings(name):
     expert = EXPECT[name]["expert"]

@@ -78,8 +78,8 @@ def test_html_verdict_and_breakdown_are_the_facts(diagnosed):
     assert f"<dt>step time</dt><dd>{display.seconds(facts['step_time'])}</dd>" in verdict
     if facts["data_wait_share"] is not None:
         assert f"<dt>waiting for data</dt><dd>{display.share(facts['data_wait_share'])}</dd>" in verdict
-    rows = re.findall(r'<tr><td><i class="swatch"[^>]*></i>([^<]*)</td><td class="num">([^<]*)</td>'
-                      r'<td class="num">([^<]*)</td><td class="num">([^<]*)</td></tr>',
+    rows = re.findall(r'<tr><td><i class="swatch"[^>]*></i>([^<]*)(?:<div class="muted small">[^<]*</div>)?</td>'
+                      r'<td class="num">([^<]*)</td><td class="num">([^<]*)</td><td class="num">([^<]*)</td></tr>',
                       _section(page, "breakdown"))
     shown = {htmllib.unescape(label): (warm, steady, share) for label, warm, steady, share in rows}
     from trainprobe.report.sections import PHASES as LABELS

@@ -200,10 +200,11 @@ def breakdown_section(diagnosis: Diagnosis) -> dict[str, Any]:
     waiting = _copies_mostly_wait_for_the_gpu(facts)
     for r in rows:
         if r["name"] == "h2d" and waiting:
-            r["label"] = "waiting for the GPU in copies to it (copy to device)"
             r["note"] = (f"the GPU itself copied for {display.share(facts.get('h2d_exposed_share'))} of the step: the "
                          "rest is the host blocked in .to() until the GPU finished the work queued before it")
-    segments = [{"label": r["label"], "share": r["share"], "color": r["color"],
+    # The bar names the phase by what it was: on a busy GPU the host's copy time is mostly a wait.
+    segments = [{"label": "waiting for the GPU in copies to it" if r["note"] else r["label"],
+                 "share": r["share"], "color": r["color"],
                  "text": f"{r['label']}: {r['steady']} ({r['share_text']})" + (f"; {r['note']}" if r["note"] else "")}
                 for r in rows if r["share"]]
     return {
