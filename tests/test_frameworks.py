@@ -9,7 +9,6 @@ to a record that shows it, including the third-party records of tests/data/runs/
 from __future__ import annotations
 
 import os
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
