@@ -73,6 +73,15 @@ def test_plain_pytorch_advice_names_the_loaders_line(tmp_path):
     assert finding.changes_at == "train.py:30"
 
 
+def test_a_loader_a_library_rebuilt_names_the_scripts_loader_line(tmp_path):
+    """Opacus' make_private built the loader that fed training (at the script's line 40, which takes no
+    num_workers); the script's own DataLoader(...) at line 30 is where the fix goes."""
+    record = _waiting(framework=FrameworkInfo(name=""))
+    record = with_loader(record, built_at="/work/train.py:40", built_by="opacus.data_loader",
+                         rebuilt_from_at="/work/train.py:30")
+    assert _finding(tmp_path, record).changes_at == "train.py:30"
+
+
 def test_a_framework_table_replaces_the_advice_and_the_line(tmp_path):
     fw = FrameworkInfo(name="transformers", config_call="TrainingArguments", config_at="/work/train.py:12")
     finding = _finding(tmp_path, _waiting(framework=fw))

@@ -121,6 +121,32 @@ def test_accelerate_alone_is_accelerate_but_under_a_trainer_it_is_the_trainer(tm
     assert detect_framework(seen["frame"], UserCode((str(tmp_path),)))[0].name == "transformers"
 
 
+def test_a_loader_a_library_rebuilt_points_at_the_scripts_own_loader(tmp_path):
+    """Opacus' make_private and accelerate's prepare make a new DataLoader from the script's: the settings
+    to change (num_workers...) are on the script's DataLoader(...) line, not on the line that called the
+    library. A loader the script builds itself, even over the same dataset, links to nothing."""
+    from torch.utils.data import DataLoader, TensorDataset
+    book = SiteBook(UserCode((str(tmp_path),)))
+    library = _in_module("fakeprivacy.data_loader", """
+        def make_private(loader):
+            return DataLoader(loader.dataset, batch_size=loader.batch_size, num_workers=loader.num_workers)
+        """, DataLoader=DataLoader)
+    original = DataLoader.__init__
+    DataLoader.__init__ = book.wrap_init(DataLoader, link=True)
+    try:
+        script = _main_file(tmp_path / "train.py", "def main(make_private, data):\n"
+                                                   "    loader = DataLoader(data, batch_size=8)\n"
+                                                   "    again = DataLoader(data, batch_size=4)\n"
+                                                   "    return loader, again, make_private(loader)\n")
+        script["DataLoader"] = DataLoader
+        loader, again, private = script["main"](library["make_private"], TensorDataset(torch.zeros(16, 2)))
+    finally:
+        DataLoader.__init__ = original
+    assert book.of(private) == (f"{tmp_path / 'train.py'}:4", "fakeprivacy.data_loader")
+    assert book.rebuilt_from(private) == f"{tmp_path / 'train.py'}:2"
+    assert book.rebuilt_from(loader) is None and book.rebuilt_from(again) is None
+
+
 def test_a_library_without_a_table_that_runs_the_loop_is_named(tmp_path):
     """skorch's NeuralNet.fit, d2l's Trainer.fit: an installed package runs the loop and calls the step. It
     is named (its terms are not known, so the advice stays plain PyTorch), and the loop's line is the

@@ -183,6 +183,9 @@ class LoaderSettings(JsonMixin):
     # module that called it when it was not the user's code ("transformers.trainer"); see probe/sites.py.
     built_at: Optional[str] = None
     built_by: Optional[str] = None
+    # A loader a library made from one the script built (Opacus' make_private, accelerate's prepare): the
+    # script's line that built that one, where its settings are changed. None otherwise.
+    rebuilt_from_at: Optional[str] = None
     iterations: int = 0  # iterators created (≈ epochs)
     batches: int = 0
     wait_total: float = 0.0  # seconds the loop waited in __next__

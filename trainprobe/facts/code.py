@@ -45,7 +45,9 @@ FACTS = {
                            "train_sampling_strategy=\"group_by_length\" (5.x) or group_by_length=True (4.x)."),
     "loop_at": ("text", "The training loop's line: its for/while statement in the script, or the line that "
                 "hands it to a framework."),
-    "loader_at": ("text", "The script's line that built the training DataLoader (or led to it)."),
+    "loader_at": ("text", "The script's line that built the training DataLoader (or led to it); for a loader "
+                  "a library rebuilt from the script's own (Opacus' make_private, accelerate's prepare), the line "
+                  "of the script's loader, which holds the settings to change."),
     "loader_built_by": ("text", "The library that called DataLoader(...) when the script did not (a framework "
                         "building it from its settings): 'transformers.trainer'."),
     "optimizer_at": ("text", "The script's line that built the first optimizer (or led to it)."),
@@ -177,7 +179,7 @@ def compute(record: RunRecord) -> dict[str, object]:
     models = sorted(s.models, key=lambda m: m.train_calls, reverse=True)
     out: dict[str, object] = {
         "loop_at": where(s.loop_at, cwd),
-        "loader_at": where(loader.built_at, cwd) if loader is not None else None,
+        "loader_at": where(loader.rebuilt_from_at or loader.built_at, cwd) if loader is not None else None,
         "loader_built_by": loader.built_by if loader is not None else None,
         "optimizer_at": where(s.optimizers[0].built_at, cwd) if s.optimizers else None,
         "optimizer_built_by": s.optimizers[0].built_by if s.optimizers else None,

@@ -416,7 +416,7 @@ class Instrumentation:
         for cls in (DataLoader, torch.optim.Optimizer, lr_scheduler.LRScheduler, lr_scheduler.ReduceLROnPlateau,
                     torch.nn.Module):
             if "__init__" in vars(cls):
-                self._patch(cls, "__init__", sites.wrap_init(cls))
+                self._patch(cls, "__init__", sites.wrap_init(cls, link=cls is DataLoader))
         self._patch(argparse.ArgumentParser, "parse_known_args",
                     self.reg.flags.wrap(argparse.ArgumentParser.parse_known_args))
 

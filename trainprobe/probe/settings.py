@@ -53,6 +53,7 @@ class LoaderEntry:
     used_in_training: bool = False
     cached: Optional[LoaderSettings] = None  # last reading, for when the loader is gone
     built: tuple[Optional[str], Optional[str]] = (None, None)  # (built_at, built_by), see probe/sites.py
+    rebuilt_from_at: Optional[str] = None  # SiteBook.rebuilt_from
 
 
 @dataclass
@@ -95,7 +96,8 @@ class Registry:
     def loader(self, loader: Any) -> LoaderEntry:
         entry = self.loaders.get(id(loader))
         if entry is None or entry.ref() is not loader:
-            entry = LoaderEntry(weakref.ref(loader), len(self.loaders), built=self.sites.of(loader))
+            entry = LoaderEntry(weakref.ref(loader), len(self.loaders), built=self.sites.of(loader),
+                                rebuilt_from_at=self.sites.rebuilt_from(loader))
             self.loaders[id(loader)] = entry
             _loader_settings(entry)  # read now: the loader may be gone by the next reading
         return entry
@@ -188,6 +190,7 @@ def _loader_settings(entry: LoaderEntry) -> Optional[LoaderSettings]:
         created_at=entry.created_at,
         built_at=entry.built[0],
         built_by=entry.built[1],
+        rebuilt_from_at=entry.rebuilt_from_at,
         iterations=entry.iterations,
         batches=entry.batches,
         wait_total=entry.wait_total,

@@ -108,6 +108,7 @@ class SiteBook:
     def __init__(self, is_user: UserCode) -> None:
         self.is_user = is_user
         self._sites: dict[int, tuple[Any, Optional[str], Optional[str]]] = {}
+        self._rebuilt: dict[int, str] = {}  # a library's loader -> the script's line of the loader it copies
 
     def note(self, obj: Any, frame: Any) -> None:
         try:
@@ -123,14 +124,40 @@ class SiteBook:
             return None, None
         return entry[1], entry[2]
 
-    def wrap_init(self, cls: type) -> Callable:
-        """A replacement for ``cls.__init__`` that notes where each instance was built."""
+    def rebuilt_from(self, obj: Any) -> Optional[str]:
+        """For a loader a library built (Opacus' make_private, accelerate's prepare), the user's line that
+        built the loader it was made from: a DataLoader the script built over the same dataset, alive while
+        the library built this one. That line holds the settings the user changes (num_workers...)."""
+        return self._rebuilt.get(id(obj))
+
+    def _link(self, obj: Any, cls: type) -> None:
+        dataset = getattr(obj, "dataset", None)
+        if dataset is None or self.of(obj)[1] is None:
+            return  # the script built it itself
+        for ref, at, by in list(self._sites.values()):
+            other = ref()
+            if other is not obj and by is None and at and isinstance(other, cls) \
+                    and getattr(other, "dataset", None) is dataset:
+                key = id(obj)
+                self._rebuilt[key] = at
+                weakref.finalize(obj, self._rebuilt.pop, key, None)
+                return
+
+    def wrap_init(self, cls: type, link: bool = False) -> Callable:
+        """A replacement for ``cls.__init__`` that notes where each instance was built (and, with ``link``,
+        which of the script's own instances a library's was made from)."""
         original = cls.__init__
         book = self
 
         def __init__(obj, *args, **kwargs):
             book.note(obj, sys._getframe(1))
-            return original(obj, *args, **kwargs)
+            result = original(obj, *args, **kwargs)
+            if link:
+                try:
+                    book._link(obj, cls)
+                except Exception:  # pylint: disable=broad-except  # a link is a nicety; the run goes on
+                    pass
+            return result
 
         __init__.__wrapped__ = original  # inspect.signature sees the original's
         return __init__
