@@ -109,7 +109,6 @@ class Sample:
     acceptable: tuple[str, ...] = ()  # real scripts: verdicts the expert also called defensible
     source: str = ""  # real scripts: "owner/repo path@commit"
     fix_lines: tuple = ()  # real scripts: the expert's fix_location as (file, cell or None, first, last) lines
-    framework_advice: str = ""  # real scripts: in which framework's terms the expert wants the fix
 
 
 @dataclass
@@ -208,8 +207,7 @@ def load_real(directory: Path = REAL_DIR) -> list[Sample]:
             allow={"cpu": list(expert.get("allowed_findings", []))}, clean=False, ci=False, args=(),
             acceptable=tuple(expert.get("acceptable_verdicts", [])),
             source=f"{data.get('source', '')} {data.get('path', '')}@{str(data.get('commit', ''))[:7]}",
-            fix_lines=parse_fix_location(expert.get("fix_location", "")),
-            framework_advice=expert.get("framework_advice", "")))
+            fix_lines=parse_fix_location(expert.get("fix_location", ""))))
     return out
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Optional
 
+from ..probe.callgraph import SETTABLE_AREAS
 from ..record import RunRecord, TimePart
 from .code import where
 from .input import training_loader
@@ -59,11 +60,6 @@ FACTS = {
 }
 
 _DOMINATES = 0.5
-# The areas probe/callgraph charges a framework's code to that a setting of the framework shrinks
-# (Trainer(log_every_n_steps=...), enable_progress_bar, TrainingArguments(logging_steps=...,
-# disable_tqdm=...), report_to): what advice about the framework's per-step work can remove.
-_SETTABLE_AREAS = frozenset({"progress bar", "logging (self.log)", "loggers", "callbacks",
-                             "callbacks (progress bar, logging)", "logging integrations"})
 _SHOWN_SHARE = 0.05  # parts below this share are left out of the lists
 _SHOWN_PARTS = 5
 
@@ -112,7 +108,7 @@ def _loop_facts(record: RunRecord) -> dict[str, object]:
     if framework is not None and framework.name in ("lightning", "transformers"):
         areas = [(p.area, _python(p) / total) for p in ranked if p.owner == "framework"]
         out["loop_framework_share"] = sum(share for _, share in areas)
-        out["loop_framework_settable_share"] = sum(share for area, share in areas if area in _SETTABLE_AREAS)
+        out["loop_framework_settable_share"] = sum(share for area, share in areas if area in SETTABLE_AREAS)
         out["loop_framework_parts"] = _share_text([a for a in areas if a[1] >= _SHOWN_SHARE])
     return out
 

@@ -32,7 +32,7 @@ from typing import Callable, Optional
 from ..record import CreationSite, TimePart
 from .sourcelines import calls_in_function, enclosing_function
 
-__all__ = ["analyze", "CallGraphResult", "display_name"]
+__all__ = ["analyze", "CallGraphResult", "display_name", "SETTABLE_AREAS"]
 
 Key = tuple  # (file, first line, function), as pstats keys its entries
 _OWN_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
@@ -164,6 +164,13 @@ _AREAS: tuple[tuple[str, str, bool], ...] = (
     ("transformers/", "other Transformers code", False),
     ("accelerate/", "accelerate", False),
 )
+# Of those areas, the ones a setting of the framework shrinks (Trainer(log_every_n_steps=...),
+# enable_progress_bar, TrainingArguments(logging_steps=..., disable_tqdm=...), report_to): what advice about the
+# framework's per-step work can remove (facts/parts.py). The rest is its fixed cost per step.
+SETTABLE_AREAS = frozenset({"progress bar", "logging (self.log)", "loggers", "callbacks",
+                            "callbacks (progress bar, logging)", "logging integrations"})
+
+
 def _helper(area: str) -> bool:
     """A framework's generic code (its utilities): it does the work of whichever part called it."""
     return area.startswith("other ")

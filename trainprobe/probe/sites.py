@@ -107,40 +107,41 @@ class SiteBook:
 
     def __init__(self, is_user: UserCode) -> None:
         self.is_user = is_user
-        self._sites: dict[int, tuple[Any, Optional[str], Optional[str]]] = {}
-        self._rebuilt: dict[int, str] = {}  # a library's loader -> the script's line of the loader it copies
+        # id -> (weak reference, built_at, built_by, the script's line of the loader a library's copies)
+        self._sites: dict[int, tuple[Any, Optional[str], Optional[str], Optional[str]]] = {}
 
     def note(self, obj: Any, frame: Any) -> None:
         try:
             key = id(obj)
             ref = weakref.ref(obj, lambda _r, k=key, book=self._sites: book.pop(k, None))
-            self._sites[key] = (ref, *built_site(frame, obj, self.is_user))
+            self._sites[key] = (ref, *built_site(frame, obj, self.is_user), None)
         except Exception:  # pylint: disable=broad-except  # an object without weak references: no site
             pass
 
-    def of(self, obj: Any) -> tuple[Optional[str], Optional[str]]:
+    def _entry(self, obj: Any) -> Optional[tuple]:
         entry = self._sites.get(id(obj))
-        if entry is None or entry[0]() is not obj:
-            return None, None
-        return entry[1], entry[2]
+        return entry if entry is not None and entry[0]() is obj else None
+
+    def of(self, obj: Any) -> tuple[Optional[str], Optional[str]]:
+        entry = self._entry(obj)
+        return (entry[1], entry[2]) if entry is not None else (None, None)
 
     def rebuilt_from(self, obj: Any) -> Optional[str]:
         """For a loader a library built (Opacus' make_private, accelerate's prepare), the user's line that
         built the loader it was made from: a DataLoader the script built over the same dataset, alive while
         the library built this one. That line holds the settings the user changes (num_workers...)."""
-        return self._rebuilt.get(id(obj))
+        entry = self._entry(obj)
+        return entry[3] if entry is not None else None
 
     def _link(self, obj: Any, cls: type) -> None:
-        dataset = getattr(obj, "dataset", None)
-        if dataset is None or self.of(obj)[1] is None:
+        entry, dataset = self._entry(obj), getattr(obj, "dataset", None)
+        if entry is None or entry[2] is None or dataset is None:
             return  # the script built it itself
-        for ref, at, by in list(self._sites.values()):
+        for ref, at, by, _ in list(self._sites.values()):
             other = ref()
             if other is not obj and by is None and at and isinstance(other, cls) \
                     and getattr(other, "dataset", None) is dataset:
-                key = id(obj)
-                self._rebuilt[key] = at
-                weakref.finalize(obj, self._rebuilt.pop, key, None)
+                self._sites[id(obj)] = (*entry[:3], at)
                 return
 
     def wrap_init(self, cls: type, link: bool = False) -> Callable:
