@@ -5,7 +5,7 @@
 Runs each item below with ``trainprobe diagnose --json`` (its own folder under ``--out``: the run
 record, the profiler window's trace ``profile.pt.trace.json.gz``, the report), then prints one
 table: verdict, step time, achieved FLOP/s, the peak it is held against and MFU, and the
-findings. The whole campaign fits in about 8 minutes (``--seconds-per-run`` bounds each run; 12 runs of at
+findings. The whole campaign fits in about 9 minutes (``--seconds-per-run`` bounds each run; 15 runs of at
 most 35 s by default).
 Afterwards commit the folder's ``*/run.json`` and ``*/profile.pt.trace.json.gz`` under
 ``tests/data/runs/gpu/`` and put the table in the README with the commit and the GPU.
@@ -56,6 +56,14 @@ ITEMS = (
          "a card run at 90-97% of its memory (tune --batch-size on the card)"),
     Item("memory_leak", "leaking_metrics.py", (), "logits kept every step: memory-grows-each-step"),
     Item("room_for_4x", "big_model_small_batch.py", (), "a small batch on a card with room: the batch that fits"),
+    # Framework-driven loops on a GPU (tests/scripts/frameworks/, our own small scripts): the fixes in the
+    # framework's own terms where a GPU makes them apply (bf16=True, Accelerator(mixed_precision=...), --amp).
+    Item("hf_trainer", "../tests/scripts/frameworks/hf_trainer_tokenize.py", (),
+         "a Hugging Face Trainer fine-tune tokenizing in __getitem__: TrainingArguments' terms"),
+    Item("accelerate_loop", "../tests/scripts/frameworks/accelerate_loop.py", (),
+         "an accelerate loop with mixed precision left off: Accelerator(mixed_precision=...)"),
+    Item("cli_flags", "../tests/scripts/frameworks/cli_flags.py", (),
+         "a reference-style script with --amp and -j flags left off: the flags"),
 )
 
 
