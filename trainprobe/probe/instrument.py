@@ -626,9 +626,14 @@ class Instrumentation:
         elif event == "profiler_stop" and self.profiler_window is not None:
             self.clock.defer(lambda window=self.profiler_window: self._stop_profiler(window, step))
         elif event == "cprofile_start":
-            self.clock.defer(lambda: self.python_window.start(step))
+            self.clock.defer(lambda: self._start_python_window(step))
         elif event == "cprofile_stop":
             self.python_window.stop(step)
+
+    def _start_python_window(self, step: int) -> None:
+        self.python_window.start(step)
+        if self.python_window.mixed:
+            self.sink.emit("note", text=self.python_window.mixed)
 
     # -- the counting step (probe/census.py) ------------------------------------------------
     def _start_census(self, step: int) -> None:

@@ -17,6 +17,7 @@ import tempfile
 import time
 from typing import Iterator, Optional
 
+from .onethread import keep_to_this_thread
 from .workers import FLAG_NAME
 
 __all__ = ["quiet_native_stderr", "ProfilerWindow", "PythonWindow"]
@@ -121,12 +122,14 @@ class PythonWindow:
         self.steps = 0
         self.stats_path: Optional[str] = None
         self.error: Optional[str] = None
+        self.mixed: Optional[str] = None  # why other threads' calls may be in the profile, if they may
 
     def start(self, step: int) -> None:
         try:
             open(self.flag, "w").close()
             self.profile = cProfile.Profile()
             self.profile.enable()
+            self.mixed = keep_to_this_thread(self.profile)  # Python 3.12+ profiles every thread otherwise
             self.start_time = time.monotonic()
             self.start_step = step
         except Exception as exc:  # e.g. another profiler is already active

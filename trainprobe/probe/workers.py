@@ -22,6 +22,8 @@ import os
 import time
 from typing import Any, Callable, Optional
 
+from .onethread import keep_to_this_thread
+
 __all__ = ["install_fetch_timing", "WorkerInit", "flush_stats", "FLAG_NAME"]
 
 FLAG_NAME = "cprofile.on"
@@ -85,6 +87,7 @@ def _maybe_profile() -> None:
         _state["profiler"] = profiler
         _state["profile_start"] = time.monotonic()
         profiler.enable()
+        keep_to_this_thread(profiler)  # a worker's pin or prefetch threads stay out of its fetches' profile
     elif not flag_on and profiler is not None:
         _stop_profile()
 
