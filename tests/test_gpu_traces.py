@@ -37,6 +37,7 @@ def test_the_experts_verdict_and_findings(name):
     assert not false, f"warnings the expert would call false: {false}"
 
 
+@pytest.mark.slow  # 6 s: it diagnoses every trace (the quick loop keeps under a minute)
 def test_verdicts_right_not_only_acceptable():
     """The expert's first choice, not only a defensible one, on every trace with steps."""
     right = [n for n in ONE_FILE if not EXPECT[n]["expert"].get("no_steps")
