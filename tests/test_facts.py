@@ -282,7 +282,7 @@ def test_gpus_used_counts_distinct_devices():
 
 # Not the held-out test set (real_test/): benchmarks/accuracy.py alone scores it. The GPU campaign's runs
 # (gpu/) in the slow set: the quick loop stays under a minute.
-RECORDED = [pytest.param(p, id=p.stem.split(".")[0], marks=(pytest.mark.slow,) if p.parent.name == "gpu" else ())
+RECORDED = [pytest.param(p, id=p.stem.split(".")[0], marks=(pytest.mark.slow,) if "gpu" in p.parent.parts else ())
             for p in ALL_RUNS]
 
 

@@ -20,7 +20,7 @@ from trainprobe.report import json_summary, render_html, terminal_summary
 # The third-party runs (real/), the framework runs (frameworks/) and the GPU campaign's (gpu/) are diagnosed
 # in the slow set: the quick loop stays under a minute.
 RUNS = [pytest.param(p, id=p.stem.split(".")[0],
-                     marks=(pytest.mark.slow,) if p.parent.name in ("real", "frameworks", "gpu") else ())
+                     marks=(pytest.mark.slow,) if {"real", "frameworks", "gpu"} & set(p.parent.parts) else ())
         for p in recorded.ALL_RUNS]
 
 
