@@ -104,3 +104,52 @@ def test_fp32_ffma_kernels_are_not_counted_as_tensor_cores():
     record = recorded.trace_record_at(GPU / "traces" / "near_full_card.pt.trace.json.gz")
     assert record.profiler.tensor_core_share == 0.0
     assert recorded.load(GPU / "near_full_card.h200.run.json").profiler.tensor_core_share > 0.4
+
+
+# The third call (third-call/, this session's lease; README.md there): the probe of 2884241 with the
+# window-end drain, on a Firecracker H200 with Python 3.12.3.
+THIRD = GPU / "third-call"
+THIRD_RUNS = sorted(THIRD.glob("*.h200.run.json"))
+
+
+def test_the_third_call_is_recorded():
+    assert len(THIRD_RUNS) == 15
+    on_gpu = {p.name.split(".")[0] for p in THIRD_RUNS if recorded.load(p).settings.cuda_used}
+    assert on_gpu == {p.name.split(".")[0] for p in THIRD_RUNS} - {"hf_trainer"}  # its script sets use_cpu=True
+
+
+def test_the_gpus_shares_are_of_the_steady_step_not_the_profiled_one():
+    """Convolutions under AMP: 4.6 ms steady steps that the profiler stretched to 9.4 ms, the GPU busy
+    3.8 ms of either. The profiled window showed the GPU idle 59% 'waiting for the host to launch'
+    (launch-bound, the verdict as run); the steady step leaves it idle 18%: compute-bound, as the
+    sample plants and the second call found."""
+    path = THIRD / "channels_last.h200.run.json"
+    values = _values(path)
+    assert values["profiled_step_time"] > 1.8 * values["step_time"]
+    busy = values["device_busy_per_step"] / values["step_time"]
+    idle = sum(values[n] for n in ("gpu_idle_data_share", "gpu_idle_sync_share", "gpu_idle_host_share",
+                                   "gpu_idle_launch_share", "gpu_idle_dependency_share"))
+    assert busy + idle == pytest.approx(1.0, abs=0.02)
+    assert values["gpu_idle_share"] == pytest.approx(1.0 - busy, abs=0.02) and values["gpu_idle_share"] < 0.25
+    diagnosis = recorded.diagnosed(path)[1]
+    assert diagnosis.verdict.category == "compute"
+    assert "tiny-kernels-launch-bound" not in [f.id for f in diagnosis.findings]
+
+
+def test_a_step_timed_shorter_than_the_gpus_work_is_timed_by_the_gpus_work():
+    """fp32 matmuls without TF32: steady host steps of 6.1 ms (an epoch's first step, left out, caught the
+    queue up) for 8.8 ms of kernels a step. MFU from the device's work: under the fp32 matmul rate that
+    `trainprobe check` measured on the same card (50.05 TFLOP/s, check.txt), not unknown."""
+    values = _values(THIRD / "amp_off.h200.run.json")
+    assert values["device_busy_per_step"] > 1.3 * values["step_time"]
+    assert values["mfu"] is not None and values["achieved_flops_per_s"] <= 50.05e12 * 1.05
+    assert values["mfu"] > 0.5
+
+
+def test_a_trainer_kept_on_the_cpu_is_told_its_setting():
+    """TrainingArguments(use_cpu=True) on a machine with an H200: the fix is that setting, on its line."""
+    diagnosis = recorded.diagnosed(THIRD / "hf_trainer.h200.run.json")[1]
+    finding = diagnosis.findings[0]
+    assert finding.id == "model-on-cpu-with-gpu-available" and finding.severity == "critical"
+    assert "use_cpu=True" in finding.advice and "model.to(device)" not in finding.advice
+    assert finding.changes_at.endswith("hf_trainer_tokenize.py:59")  # TrainingArguments(...)

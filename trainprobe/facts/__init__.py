@@ -81,6 +81,7 @@ def recompute_step_facts(record: RunRecord, values: dict[str, object]) -> dict[s
     out = dict(values)
     for module in STEP_FAMILIES:
         out.update(_run_family(module.compute, record))
+    out.update(_run_family(device.compute, record))  # its shares, rescaled to the new steady step below
     _complete(out, record)
     return {name: _plain(out.get(name)) for name in FACT_CATALOG}
 
@@ -100,7 +101,8 @@ def _derived(values: dict[str, object]) -> dict[str, object]:
         values.get("data_wait_stall_p90"), values.get("step_time"))}
     out["loop_python_share"] = _loop_python_share(values)
     out.update(compute.achieved(values))
-    out.update(device.exposed_copy(values))
+    out.update(device.steady_device({**values, **out}))
+    out.update(device.exposed_copy({**values, **out}))
     out.update(with_suggested_workers(values))
     out.update(batching.derive({**values, **out}))
     return out

@@ -262,5 +262,9 @@ def device_section(diagnosis: Diagnosis) -> dict[str, Any]:
     rows = [{"label": label, "share": display.share(facts.get(name)), "width": float(facts.get(name) or 0.0)}
             for name, label in _DEVICE_ROWS if facts.get(name)]
     numbers = [(label, fmt(facts.get(name))) for name, label, fmt in _DEVICE_FACTS]
-    return {"available": True, "base": display.seconds(facts.get("profiled_step_time")), "rows": rows,
+    # The shares are of the steady step where the profiler made the profiled steps longer (facts/device.py).
+    profiled, steady = facts.get("profiled_step_time"), facts.get("step_time")
+    rescaled = isinstance(profiled, (int, float)) and isinstance(steady, (int, float)) and 0 < steady < profiled
+    return {"available": True, "base": display.seconds(steady if rescaled else profiled),
+            "profiled": display.seconds(profiled) if rescaled else None, "rows": rows,
             "numbers": [(k, v) for k, v in numbers if v != display.UNKNOWN]}
