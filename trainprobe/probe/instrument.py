@@ -288,7 +288,10 @@ class Instrumentation:
             if entry.first_batch_wait is None:
                 entry.first_batch_wait = wait
             clock.note_batch(_batch_size(batch))
-            instr.reg.last_loader = entry
+            # A batch fetched with autograd off (a validation loop under no_grad or inference_mode) feeds
+            # no backward: the next backward's batch came from elsewhere (on an H200 a sample trained from
+            # batches indexed on the device, and its validation DataLoader was taken for the training one).
+            instr.reg.last_loader = entry if torch.is_grad_enabled() else None
             return batch
 
         self._patch(DataLoader, "__iter__", __iter__)
