@@ -8,12 +8,16 @@ findings and verdicts are computed again by the current code.
 
 from __future__ import annotations
 
+import dataclasses
+import pstats
 from pathlib import Path
 
 import pytest
 
 import recorded
+from trainprobe.engine import apply_rules
 from trainprobe.facts import FACT_CATALOG
+from trainprobe.probe.hotspots import summarize_hotspots
 
 # Diagnosing 24 recorded runs takes seconds: the quick loop (-m "not slow") stays under a minute.
 pytestmark = pytest.mark.slow
@@ -153,3 +157,66 @@ def test_a_trainer_kept_on_the_cpu_is_told_its_setting():
     assert finding.id == "model-on-cpu-with-gpu-available" and finding.severity == "critical"
     assert "use_cpu=True" in finding.advice and "model.to(device)" not in finding.advice
     assert finding.changes_at.endswith("hf_trainer_tokenize.py:59")  # TrainingArguments(...)
+
+
+# The fourth call (fourth-call/): the same lease, the probe of 1f01d99 (the fixes above), six items again.
+FOURTH = GPU / "fourth-call"
+
+
+def test_the_loops_cpu_tensors_are_counted_on_python_3_12_with_the_profile_kept_to_its_thread():
+    """cpu_tensors_in_loop makes 2 CPU tensors a step (torch.randn, torch.tensor). With cProfile hearing
+    every thread (Python 3.12.3), the third call counted 1.3 a step; kept to the loop's thread, 2."""
+    third = _values(THIRD / "pageable_copies.h200.run.json")["loop_tensor_creations_per_step"]
+    fourth = _values(FOURTH / "pageable_copies.h200.run.json")["loop_tensor_creations_per_step"]
+    assert third < 1.5 and fourth == pytest.approx(2.0, abs=0.05)
+
+
+def test_the_only_dataloader_is_not_called_the_training_one_when_training_made_its_own_batches():
+    """The sample trains from batches indexed on the device; its one DataLoader is validation's (batch
+    1024, under no_grad). The third call took it for the training loader; the fourth did not, and no
+    finding speaks of its batch size, its pin_memory or its line."""
+    record = recorded.load(FOURTH / "pageable_copies.h200.run.json")
+    assert [(d.batch_size, d.used_in_training) for d in record.settings.dataloaders] == [(1024, False)]
+    assert recorded.load(THIRD / "pageable_copies.h200.run.json").settings.dataloaders[0].used_in_training
+    diagnosis = recorded.diagnosed(FOURTH / "pageable_copies.h200.run.json")[1]
+    assert not [f.id for f in diagnosis.findings if "1024" in f.title + f.message or
+                (f.changes_at or "").endswith("cpu_tensors_in_loop.py:82")]
+
+
+def test_random_numbers_drawn_on_the_cpu_each_step_lead_with_the_line_that_draws_them(tmp_path):
+    """The run's Python profile (kept beside its record), read by the current probe: the loop's torch.randn
+    on the CPU took 2 ms of each 4.2 ms step, its 2 MB copy 0.1 ms. The GPU idled waiting for the host, but
+    not for launches: the fix is drawing them on the device, at the line that draws them (98), not
+    torch.compile."""
+    record = recorded.load(FOURTH / "pageable_copies.h200.run.json")
+    ran_at = record.settings.loop_at.split("sample_scripts/")[0]  # the checkout on the machine it ran on
+    here = str(Path(__file__).resolve().parents[1]) + "/"
+
+    def moved(key):  # the profile's paths, moved to this checkout (the call graph reads the script's lines)
+        return (key[0].replace(ran_at, here, 1),) + tuple(key[1:])
+
+    stats = pstats.Stats(str(FOURTH / "pageable_copies.main.pstats"))
+    stats.stats = {moved(k): (cc, nc, tt, ct, {moved(c): v for c, v in callers.items()})  # type: ignore[attr-defined]
+                   for k, (cc, nc, tt, ct, callers) in stats.stats.items()}  # type: ignore[attr-defined]
+    stats.dump_stats(str(tmp_path / "main.pstats"))
+    loop_at = record.settings.loop_at.replace(ran_at, here, 1)
+    window = {"stats_path": str(tmp_path / "main.pstats"), "wall": record.hotspots.window,
+              "steps": record.hotspots.steps}
+    hot = summarize_hotspots(str(tmp_path), window, (here + "sample_scripts",), "", loop_at)
+    diagnosis = apply_rules(dataclasses.replace(record, hotspots=hot))
+    values = diagnosis.fact_values()
+    assert 0.3 < values["loop_tensor_creation_share"] < 0.5
+    assert values["loop_tensor_creation_at"].endswith("cpu_tensors_in_loop.py:98")
+    first = diagnosis.findings[0]
+    assert first.id == "tensor-created-on-cpu-in-loop" and diagnosis.verdict.category == "copy"
+    assert "torch.randn(x.shape, device=device)" in first.advice
+
+
+def test_the_fourth_call_as_run():
+    """The fixes of the third call's findings, on the machine: channels_last compute, amp_off's MFU known and
+    under the card's measured fp32 rate, hf_trainer told its use_cpu setting."""
+    assert recorded.diagnosed(FOURTH / "channels_last.h200.run.json")[1].verdict.category == "compute"
+    amp = _values(FOURTH / "amp_off.h200.run.json")
+    assert amp["mfu"] is not None and amp["achieved_flops_per_s"] <= 50.05e12 * 1.05
+    trainer = recorded.diagnosed(FOURTH / "hf_trainer.h200.run.json")[1].findings[0]
+    assert trainer.id == "model-on-cpu-with-gpu-available" and "use_cpu=True" in trainer.advice

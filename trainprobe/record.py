@@ -495,6 +495,8 @@ class CreationSite(JsonMixin):
     calls: int = 0  # in the profiled window
     context: str = "loop"  # loop (the loop's own code), model (inside a forward), data (making a batch)
     on_device: Optional[bool] = None  # every such call there passes device= (None: source not read)
+    seconds: Optional[float] = None  # their own time in the window (on the CPU the numbers are made there);
+    # None in records made before it was kept
 
 
 @dataclass(frozen=True)

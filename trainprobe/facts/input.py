@@ -84,11 +84,16 @@ FACTS = {
 
 
 def training_loader(record: RunRecord) -> Optional[LoaderSettings]:
-    """The loader that fed training: the first one used before a backward, else the busiest."""
+    """The loader that fed training: the first one used before a backward, else the busiest; none when
+    the training steps fetched no DataLoader batch (batches made by hand, a loader only at an epoch's
+    end: on an H200 a sample that indexes its batches on the device has one DataLoader, for validation,
+    and its batch size and pin_memory were advised on as the training loader's)."""
     loaders = record.settings.dataloaders
     used = [d for d in loaders if d.used_in_training]
     if used:
         return used[0]
+    if not any(s.batches for s in record.steps if not s.validation and not s.epoch_start):
+        return None
     return max(loaders, key=lambda d: d.batches, default=None)
 
 

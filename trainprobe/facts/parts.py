@@ -55,6 +55,10 @@ FACTS = {
                                        "device= at the call), counted by caller in the cProfile window: a "
                                        "DataLoader's collate, a dataset's __getitem__ and a framework's code are "
                                        "left out."),
+    "loop_tensor_creation_share": ("share", "Share of the main process's time in the cProfile window spent "
+                                   "in those calls themselves: on the CPU the random numbers, the zeros or the "
+                                   "list's values are made there, before any copy (unknown in records made "
+                                   "before it was read)."),
     "loop_tensor_creation_at": ("text", "The line that makes most of them: 'file.py:line'."),
     "loop_tensor_creation_call": ("text", "The call there: torch.randn, torch.tensor..."),
 }
@@ -151,8 +155,13 @@ def _creation_facts(record: RunRecord) -> dict[str, object]:
         return {}
     made = [c for c in hot.creations if c.context in ("loop", "model") and c.on_device is not True]
     out: dict[str, object] = {"loop_tensor_creations_per_step": sum(c.calls for c in made) / hot.steps}
+    timed = all(c.seconds is not None for c in made)
+    out["loop_tensor_creation_share"] = (min(1.0, sum(c.seconds or 0.0 for c in made) / hot.window)
+                                         if timed and hot.window > 0 else None)
     if made:
-        top = max(made, key=lambda c: c.calls)
+        # The line that costs most where the calls were timed (a batch of random numbers outweighs a few
+        # constants made as often), else the one called most.
+        top = max(made, key=lambda c: (c.seconds, c.calls) if timed else (0.0, c.calls))
         out["loop_tensor_creation_at"] = where(top.at, record.invocation.cwd)
         out["loop_tensor_creation_call"] = top.function
     return out

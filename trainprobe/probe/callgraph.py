@@ -479,11 +479,11 @@ def _creations(graph: _Graph, contexts: dict, is_user, loop_at: Optional[str], f
         if not name.startswith("torch.") or name.rsplit(".", 1)[-1] not in _CREATION:
             continue
         short = name.rsplit(".", 1)[-1]
-        callers = [(c, e[2]) for c, e in graph.callers[key].items() if is_user(c[0])]
-        root_calls = graph.root[key][2]
-        if root_calls and loop_at and not framework.roots:
-            callers.append((None, root_calls))  # called by the loop's own frame (not profiled itself)
-        for caller, calls in callers:
+        callers = [(c, e[2], e[1]) for c, e in graph.callers[key].items() if is_user(c[0])]
+        root = graph.root[key]
+        if root[2] and loop_at and not framework.roots:
+            callers.append((None, root[2], root[1]))  # called by the loop's own frame (not profiled itself)
+        for caller, calls, seconds in callers:
             if caller is None:
                 path, line = loop_at.rsplit(":", 1)  # type: ignore[union-attr]
                 found = enclosing_function(path, int(line))
@@ -498,7 +498,7 @@ def _creations(graph: _Graph, contexts: dict, is_user, loop_at: Optional[str], f
             at = f"{path}:{(on_cpu or sites)[0][0]}" if sites else f"{path}:{first}"
             out.append(CreationSite(function=f"torch.{short}", at=at, caller=func, calls=int(calls),
                                     context=context if context in (_LOOP, "model", _DATA) else _LOOP,
-                                    on_device=(not on_cpu) if sites else None))
+                                    on_device=(not on_cpu) if sites else None, seconds=float(seconds)))
     out.sort(key=lambda s: s.calls, reverse=True)
     return out[:_MAX_PARTS]
 
