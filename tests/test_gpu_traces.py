@@ -46,6 +46,7 @@ def test_verdicts_right_not_only_acceptable():
     assert len(right) == len(scored), sorted(set(scored) - set(right))
 
 
+@pytest.mark.slow  # reads every trace (7 s): the quick loop keeps under a minute
 @pytest.mark.parametrize("name", [n for n in ONE_FILE if not EXPECT[n]["expert"].get("no_steps")])
 def test_gpu_idle_share_agrees_with_independent_figures(name):
     """Against the expert's own per-step computation (same definition, code written apart: within half

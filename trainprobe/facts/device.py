@@ -122,9 +122,9 @@ def steady_device(values: dict[str, object]) -> dict[str, object]:
     Only where the profiled steps ran longer than the steady ones: a steady step as long or longer
     (a trace read alone, a long step the profiler barely slows) keeps the profiled shares."""
     base, step = values.get("profiled_step_time"), values.get("step_time")
-    if not values.get("device_timeline_available") or not isinstance(base, (int, float)) \
+    if not values.get("device_timeline_available") or values.get("from_trace") or not isinstance(base, (int, float)) \
             or not isinstance(step, (int, float)) or step <= 0 or step >= base:
-        return {}
+        return {}  # a trace's steps are its profiled steps: one window, nothing to rescale
     busy = {name: float(values.get(name) or 0.0) * base for name in _BUSY}  # seconds per step, as profiled
     busy_total = sum(busy.values())
     idle_profiled = max(0.0, base - busy_total)
