@@ -56,9 +56,10 @@ _WARMUP = 1  # the probe's warm-up steps in a block (then per-module hooks, as i
 class Loop:
     """The training loop, resumable across blocks (one DataLoader iterator at a time)."""
 
-    def __init__(self, model: str) -> None:
+    def __init__(self, model: str, device: str = "cpu") -> None:
         net, data, batch = build(model)
-        self.net = net
+        self.device = torch.device(device)
+        self.net = net.to(self.device)
         self.loader = DataLoader(data, batch_size=batch, shuffle=True, drop_last=True)
         self.opt = torch.optim.SGD(net.parameters(), lr=0.01, momentum=0.9)
         self.batches = iter(self.loader)
@@ -73,9 +74,14 @@ class Loop:
     def block(self, count: int) -> tuple[float, float, float]:
         """Median wall and CPU seconds per step and total wall seconds over ``count`` steps, after ``_SKIP``."""
         wall, cpu = [], []
+        on_gpu = self.device.type == "cuda"
+        if on_gpu:
+            torch.cuda.synchronize()  # a block starts with nothing queued from the one before
         last_wall, last_cpu = time.perf_counter(), time.thread_time()
         for i in range(_SKIP + count):
             x, y = self._next()
+            if on_gpu:  # through Tensor.to, which the probe times on a GPU: its cost is counted
+                x, y = x.to(self.device, non_blocking=True), y.to(self.device, non_blocking=True)
             self.opt.zero_grad()
             torch.nn.functional.cross_entropy(self.net(x), y).backward()
             self.opt.step()
@@ -84,6 +90,9 @@ class Loop:
                 wall.append(now_wall - last_wall)
                 cpu.append(now_cpu - last_cpu)
             last_wall, last_cpu = now_wall, now_cpu
+        if on_gpu:  # the queued work belongs to this block's steps: the total waits for it
+            torch.cuda.synchronize()
+            wall[-1] += time.perf_counter() - last_wall
         return statistics.median(wall), statistics.median(cpu), sum(wall)
 
 
@@ -178,6 +187,7 @@ def main():
     p.add_argument("--pairs", type=int, default=30)
     p.add_argument("--steps", type=int, default=40, help="measured steps per block")
     p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--device", default="cpu", help="cuda: the model and each batch on the GPU (copied in the loop)")
     p.add_argument("--only", choices=("hooks", "samplers", "sham"), default=None,
                    help="probed blocks get only the hooks, or only the samplers watching, or instead of "
                         "the probe a fixed Python busy loop after each optimizer step (a control)")
@@ -185,7 +195,7 @@ def main():
     args = p.parse_args()
     torch.manual_seed(0)
     torch.set_num_threads(args.threads)
-    loop = Loop(args.model)
+    loop = Loop(args.model, args.device)
     loop.block(30)  # first allocations, before anything is compared
     sampler = subprocess.Popen([sys.executable, "-c", _SAMPLER, str(os.getpid())], stdin=subprocess.PIPE,
                                stdout=subprocess.PIPE, text=True)
@@ -222,7 +232,8 @@ def main():
         os.kill(sampler.pid, signal.SIGCONT)
         sampler.communicate("")
     print(json.dumps({
-        "model": args.model, "pairs": args.pairs, "steps": args.steps, "threads": args.threads,
+        "model": args.model, "device": args.device, "pairs": args.pairs, "steps": args.steps,
+        "threads": args.threads,
         "probe_parts": args.only or "hooks and samplers",
         "plain_steps_per_s": 1 / statistics.median(plain_wall),
         "probe_steps_per_s": 1 / statistics.median(probe_wall),
