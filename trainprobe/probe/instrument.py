@@ -708,7 +708,7 @@ class Instrumentation:
         self.sink.emit_step(values)
         if self._settling is not None:  # the first step after the count has ended
             self._settle_census()
-        if self._device_memory is not None and values[12] == PHASE_STEADY:
+        if self._device_memory is not None and values[12] == PHASE_STEADY and self._uses_cuda():
             reading = self._device_memory.read(values[0])
             if reading is not None:
                 self.sink.emit("device_memory", v=reading)

@@ -355,7 +355,10 @@ def read_settings(reg: Registry, step_boundary: Optional[str], compiled: bool) -
         anomaly_detection=_safe(torch.is_anomaly_enabled),
         autograd_profiler_enabled=_safe(lambda: bool(torch.autograd.profiler._is_profiler_enabled)),
         cuda_launch_blocking=os.environ.get("CUDA_LAUNCH_BLOCKING", "0") not in ("", "0"),
-        sync_debug_mode=_safe(torch.cuda.get_sync_debug_mode) if cuda_available else None,
+        # Only where the run started CUDA: reading the mode starts it (torch.cuda._lazy_init), and a CPU run on a
+        # GPU machine then held a CUDA context and paid the allocator's per-step reads (an H200, 2026-11-26).
+        sync_debug_mode=(_safe(torch.cuda.get_sync_debug_mode)
+                         if cuda_available and _safe(torch.cuda.is_initialized, False) else None),
         data_parallel="DataParallel" in wrappers,
         distributed=distributed or "DistributedDataParallel" in wrappers,
         world_size=world,
