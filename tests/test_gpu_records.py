@@ -220,3 +220,16 @@ def test_the_fourth_call_as_run():
     assert amp["mfu"] is not None and amp["achieved_flops_per_s"] <= 50.05e12 * 1.05
     trainer = recorded.diagnosed(FOURTH / "hf_trainer.h200.run.json")[1].findings[0]
     assert trainer.id == "model-on-cpu-with-gpu-available" and "use_cpu=True" in trainer.advice
+
+
+# The fifth call (fifth-call/): the probe of efa07b2 on the same kind of machine, one item and the overhead A/B.
+FIFTH = GPU / "fifth-call"
+
+
+def test_the_cpu_drawn_noise_leads_as_run():
+    """The probe that times each creation site, on the H200: copy, the randn line first, as planted."""
+    diagnosis = recorded.diagnosed(FIFTH / "pageable_copies.h200.run.json")[1]
+    first = diagnosis.findings[0]
+    assert diagnosis.verdict.category == "copy" and first.id == "tensor-created-on-cpu-in-loop"
+    assert first.changes_at.endswith("cpu_tensors_in_loop.py:98")
+

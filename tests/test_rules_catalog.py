@@ -307,7 +307,8 @@ def _thread_advice(records):
                     yield finding.id, int(n), values
 
 
-@pytest.mark.parametrize("source", ["rule cases", "recorded runs"])
+@pytest.mark.parametrize("source", ["rule cases",  # every recorded run, the GPU's too: the slow set
+                                    pytest.param("recorded runs", marks=pytest.mark.slow)])
 def test_no_advice_takes_away_cores_the_training_process_used(source):
     if source == "rule cases":
         records = [c.bad() for c in CASES.values()] + [c.good() for c in CASES.values()]
