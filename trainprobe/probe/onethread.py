@@ -5,8 +5,8 @@ listens to ``sys.monitoring``, whose events come from every thread into the prof
 stack: a sampler's or a pin-memory thread's calls interleave with the loop's, frames are popped by
 the wrong returns, and the loop's calls are charged to callers that never made them. On an H200
 with Python 3.12.3, 18 of the 49 ``torch.randn`` calls that the training loop made were charged to
-``Tensor.backward`` (the probe's samplers ran while backward waited), and the loop was said to make
-0.6 CPU tensors per step instead of 2.
+``Tensor.backward`` (the probe's event-flushing thread woke while backward waited), and the loop was
+said to make 1.3 CPU tensors a step instead of 2.
 
 The fix puts a filter in front of each of the profiler's callbacks that passes this thread's events
 only. It uses the documented ``sys.monitoring.register_callback``, which hands back the callback it
