@@ -384,3 +384,41 @@ def test_the_step_that_closes_a_window_waits_for_the_device():
     assert len(drained) == 2 and len(steady) == 6 and len(profiled) == 3
     assert steady[-1]["duration"] > 0.5 > max(s["duration"] for s in steady[:-1])
     assert profiled[-1]["duration"] > 0.5 > max(s["duration"] for s in profiled[:-1])
+
+
+def test_short_epochs_keep_their_ends_out_of_the_profiled_window():
+    """Epochs of 6 training steps, each ended by a validation pass: a profiled window of up to 20 steps
+    would hold an epoch's end (TabNet, test set 3: 3 of its 4 profiled steps were such, ten times the
+    steady step). The profiler waits for the next epoch's first steps, then stays inside the epoch."""
+    plan = WindowPlan(warmup_steps=2, census=False, steady_min_steps=10, steady_seconds=0.0, profile_min_steps=2,
+                      profile_seconds=10.0, profile_max_steps=20, cprofile_min_steps=2, cprofile_seconds=0.0,
+                      max_seconds=None)
+    clock, time, events, windows = make(plan)
+    loop = Loop(clock, time)
+    with pytest.raises(ProbeStop):
+        for _ in range(30):
+            clock.note_epoch_start()
+            for _ in range(6):
+                loop.train_iteration()
+            clock.note_epoch_start()
+            for _ in range(3):
+                loop.fetch("val"); loop.forward(dt=0.05, training=False)
+    got = steps(events)
+    profiled = [s for s in got if s["phase"] == "profiled"]
+    assert 2 <= len(profiled) <= 4  # the epoch's 6 steps less its ends
+    assert not any(s["epoch_start"] or s["validation"] for s in profiled)
+    assert windows[:3] == ["steady_start", "profiler_start", "profiler_stop"]
+
+
+def test_long_epochs_start_the_profiler_at_once():
+    plan = WindowPlan(warmup_steps=2, census=False, steady_min_steps=3, steady_seconds=0.0, profile_min_steps=2,
+                      profile_seconds=0.0, profile_max_steps=20, cprofile_min_steps=2, cprofile_seconds=0.0,
+                      max_seconds=None)
+    clock, time, events, windows = make(plan)
+    loop = Loop(clock, time)
+    with pytest.raises(ProbeStop):
+        for _ in range(3):
+            clock.note_epoch_start()
+            for _ in range(40):
+                loop.train_iteration()
+    assert [s["phase"] for s in steps(events)][:9] == ["warmup"] * 2 + ["steady"] * 3 + ["profiled"] * 2 + ["cprofile"] * 2
