@@ -386,14 +386,17 @@ def test_the_step_that_closes_a_window_waits_for_the_device():
     assert profiled[-1]["duration"] > 0.5 > max(s["duration"] for s in profiled[:-1])
 
 
+def _epochs_plan(steady_min_steps: int, profile_seconds: float) -> WindowPlan:
+    return WindowPlan(warmup_steps=2, census=False, steady_min_steps=steady_min_steps, steady_seconds=0.0,
+                      profile_min_steps=2, profile_seconds=profile_seconds, profile_max_steps=20,
+                      cprofile_min_steps=2, cprofile_seconds=0.0, max_seconds=None)
+
+
 def test_short_epochs_keep_their_ends_out_of_the_profiled_window():
     """Epochs of 6 training steps, each ended by a validation pass: a profiled window of up to 20 steps
     would hold an epoch's end (TabNet, test set 3: 3 of its 4 profiled steps were such, ten times the
     steady step). The profiler waits for the next epoch's first steps, then stays inside the epoch."""
-    plan = WindowPlan(warmup_steps=2, census=False, steady_min_steps=10, steady_seconds=0.0, profile_min_steps=2,
-                      profile_seconds=10.0, profile_max_steps=20, cprofile_min_steps=2, cprofile_seconds=0.0,
-                      max_seconds=None)
-    clock, time, events, windows = make(plan)
+    clock, time, events, windows = make(_epochs_plan(steady_min_steps=10, profile_seconds=10.0))
     loop = Loop(clock, time)
     with pytest.raises(ProbeStop):
         for _ in range(30):
@@ -411,10 +414,7 @@ def test_short_epochs_keep_their_ends_out_of_the_profiled_window():
 
 
 def test_long_epochs_start_the_profiler_at_once():
-    plan = WindowPlan(warmup_steps=2, census=False, steady_min_steps=3, steady_seconds=0.0, profile_min_steps=2,
-                      profile_seconds=0.0, profile_max_steps=20, cprofile_min_steps=2, cprofile_seconds=0.0,
-                      max_seconds=None)
-    clock, time, events, windows = make(plan)
+    clock, time, events, windows = make(_epochs_plan(steady_min_steps=3, profile_seconds=0.0))
     loop = Loop(clock, time)
     with pytest.raises(ProbeStop):
         for _ in range(3):
