@@ -175,3 +175,32 @@ def test_the_inline_view_has_the_verdict_a_relative_link_and_no_colour(tmp_path,
     assert '<a href="runs/a/report.html" target="_blank">Full report</a>' in page
     assert page.count("<li>") == 3 and "more in the report" not in page
     assert text.startswith("Input-bound: ") and "\x1b[" not in text + page
+
+
+def _stopped_in(nb: Path, cell: int) -> BaseException:
+    """trainprobe's stop raised inside a cell's code, as the notebook runner compiles it."""
+    from trainprobe.notebook.cells import cell_filename
+    from trainprobe.probe.stop import ProbeStop
+
+    code = compile("def train():\n    raise ProbeStop('measured enough steps')\ntrain()\n",
+                   cell_filename(str(nb), cell), "exec")
+    try:
+        exec(code, {"ProbeStop": ProbeStop})
+    except ProbeStop as exc:
+        return exc
+    raise AssertionError("no stop")
+
+
+def test_a_notebook_stopped_early_says_which_cells_never_ran(tmp_path):
+    """skorch's MNIST notebook (test set 4) trains an MLP, then a CNN with most of the training time; the
+    probe measured the first fit and stopped the notebook there. The reader is told what did not run."""
+    from trainprobe.probe.runner import cells_left_unrun
+
+    nb = write_notebook(tmp_path / "two_fits.ipynb", ["import torch", "fit_mlp()", "fit_cnn()", "plot()"])
+    assert cells_left_unrun(_stopped_in(nb, 2)) == ("in cell 2 of 4: the 2 code cells after it did not run, and any "
+                                                    "training there was not measured")
+    assert cells_left_unrun(_stopped_in(nb, 4)) is None  # the last cell: nothing left unrun
+    try:
+        raise ValueError("a script's own frame, no cell")
+    except ValueError as exc:
+        assert cells_left_unrun(exc) is None

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+from typing import Optional
 
 from .config import CONFIG_ENV, ChildConfig
 from .events import EventSink
@@ -65,6 +66,13 @@ def _instrument(config: ChildConfig, sink: EventSink):
         return None
 
 
+def _stop_reason(result: RunResult, instrumentation) -> Optional[str]:
+    reason = getattr(instrumentation.clock, "stop_reason", None) if instrumentation else None
+    if reason and result.left_unrun:
+        return f"{reason}; {result.left_unrun}"
+    return reason
+
+
 def _emit_outcome(sink: EventSink, result: RunResult, instrumentation) -> None:
     sink.emit(
         "outcome",
@@ -73,7 +81,7 @@ def _emit_outcome(sink: EventSink, result: RunResult, instrumentation) -> None:
         exception_type=result.exception_type,
         exception_message=result.exception_message,
         traceback=result.traceback,
-        reason=getattr(instrumentation.clock, "stop_reason", None) if instrumentation else None,
+        reason=_stop_reason(result, instrumentation),
     )
     sink.close()
 
