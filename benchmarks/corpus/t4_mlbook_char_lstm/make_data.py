@@ -1,7 +1,7 @@
 """A stand-in for The Mysterious Island (Gutenberg's 1268-0.txt) for rasbt/machine-learning-book's ch15/ch15_part3.py.
 
-RUN/1268-0.txt: ~1,170,000 characters (the real file is 1,171,600 bytes) of pseudo-English paragraphs from fakedata's
-pseudo_sentences, wrapped at ~70 columns, between a Gutenberg-like header holding 'THE MYSTERIOUS ISLAND' and a
+RUN/1268-0.txt: ~1,170,000 characters (the real file is 1,171,600 bytes) of pseudo-English paragraphs (fakedata's
+pseudo_book, wrapped at ~70 columns), between a Gutenberg-like header holding 'THE MYSTERIOUS ISLAND' and a
 trailer holding 'End of the Project Gutenberg' (the script keeps the text between those two markers). The script
 cuts it into ~1.17 M overlapping 41-character chunks (one per position) and draws batches of 64 from them; only the
 size matters (the character set is smaller than the novel's ~80: letters, comma, full stop, space, newline).
@@ -12,29 +12,16 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from fakedata import pseudo_sentences  # noqa: E402
+from fakedata import pseudo_book  # noqa: E402
 
 
 def write_text(path: Path, chars: int = 1_170_000) -> None:
     rng = np.random.default_rng(0)
-    sentences = pseudo_sentences(chars // 90, rng, min_words=5, max_words=28, vocab=6000)  # ~100 chars each
-    paragraphs, at = [], 0
-    while at < len(sentences):
-        k = int(rng.integers(2, 9))
-        lines, line = [], ""
-        for word in " ".join(sentences[at:at + k]).split(" "):
-            if len(line) + len(word) + 1 > 70:
-                lines.append(line)
-                line = word
-            else:
-                line = f"{line} {word}" if line else word
-        lines.append(line)
-        paragraphs.append("\n".join(lines))
-        at += k
+    text = pseudo_book(chars, rng)
     header = "The Project Gutenberg eBook of The Mysterious Island, by Jules Verne\n\n\n\nTHE MYSTERIOUS ISLAND\n\n"
     trailer = "\n\nEnd of the Project Gutenberg EBook of The Mysterious Island, by Jules Verne\n"
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(header + "\n\n".join(paragraphs)[:chars] + trailer, encoding="utf8")
+    path.write_text(header + text[:chars] + trailer, encoding="utf8")
 
 
 if __name__ == "__main__":
