@@ -267,3 +267,42 @@ def test_precision_compile_and_optimizer_fixes_are_the_frameworks_settings(name,
     wanted = facts["configure_optimizers_at"] if rule == "optimizer-share-high" else facts["framework_config_at"]
     assert finding.changes_at == (wanted or "")
     assert "torch.autocast(\"cpu\"" not in finding.snippet  # not the hand-made loop's fix
+
+
+# --- item 3: libraries that run the loop without a Trainer of their own: skorch, Stable-Baselines3, Ignite
+
+SEEN_TEST4 = recorded.RUNS_DIR / "real_test4"  # test set 4, looked at since: its classes may be pinned
+SEEN_TEST1 = recorded.RUNS_DIR / "real_test"
+
+
+@pytest.mark.parametrize("folder, name, rule, words", [
+    # skorch builds the DataLoader from the net's iterator_train__* parameters: the user has no DataLoader line.
+    (SEEN_TEST4, "t4_skorch_mnist", "dataloader-too-few-workers", "iterator_train__num_workers=1"),
+    (SEEN_TEST4, "t4_skorch_mnist", "compile-would-fuse", "compile=True"),
+    (SEEN_TEST4, "t4_skorch_mnist", "no-lr-schedule", "skorch.callbacks import LRScheduler"),
+    # its per-batch .item() is skorch's own history, not the user's loop
+    (SEEN_TEST4, "t4_skorch_mnist", "item-sync-in-loop", "net.history"),
+    # Stable-Baselines3's step is one environment step: more environments per policy call, not a DataLoader
+    (SEEN_TEST4, "t4_zoo_ppo_cartpole", "launch-bound-small-ops", "n_envs=8"),
+    (SEEN_TEST4, "t4_zoo_dqn_cartpole", "host-overhead-in-loop", "train_freq and gradient_steps"),
+    (SEEN_TEST4, "t4_zoo_dqn_cartpole", "optimizer-share-high", "policy_kwargs=dict(optimizer_kwargs=dict(fused=True))"),
+    # Ignite's default output_transform is the .item() of every iteration
+    (SEEN_TEST1, "ignite_mnist", "item-sync-in-loop", "output_transform=lambda x, y, y_pred, loss: loss.detach()"),
+    (SEEN_TEST1, "ignite_mnist", "no-lr-schedule", "Events.ITERATION_STARTED"),
+])
+def test_a_library_that_runs_the_loop_gets_its_own_knobs(folder, name, rule, words):
+    record = _record(name, folder)
+    facts = _facts(record)
+    finding = _findings(record)[rule]
+    assert finding.framework == facts["framework"] != "pytorch"
+    assert words in finding.advice + finding.snippet
+    # the line is the one that holds the settings, else the one that hands the loop over: never a torch file
+    assert finding.changes_at and finding.changes_at in (facts["framework_config_at"], facts["framework_entry_at"])
+    assert "for inputs, targets in train_loader" not in finding.snippet  # not the hand-made loop's fix
+
+
+def test_a_library_loader_the_user_built_keeps_the_plain_fix_at_the_users_line():
+    """Ignite iterates the user's own DataLoader: the workers fix stays DataLoader(num_workers=...) at that line."""
+    record = _record("ignite_mnist", SEEN_TEST1)
+    finding = _findings(record)["dataloader-too-few-workers"]
+    assert finding.framework == "" and finding.changes_at == _facts(record)["loader_at"] == "mnist.py:39"

@@ -165,7 +165,10 @@ def test_other_fixes_in_framework_terms(rule_id, name, spelled):
 _ADDED = ("cpu-bf16-not-used", "compile-would-fuse", "low-mfu-small-batch", "optimizer-share-high",
           "dataloader-workers-waiting", "storage-bound-input", "worker-handoff-outweighs-batch")
 _KNOBS = {"transformers": ("TrainingArguments(",), "accelerate": ("Accelerator(", "accelerator.prepare"),
-          "lightning": ("Trainer(", "train_dataloader", "configure_optimizers", "trainer.fit"), "cli": ("un with --",)}  # "Run with --workers 2", "... run with --batch-size 64"
+          "lightning": ("Trainer(", "train_dataloader", "configure_optimizers", "trainer.fit"), "cli": ("un with --",),  # "Run with --workers 2", "... run with --batch-size 64"
+          "skorch": ("to your net (NeuralNetClassifier(...)", "AccelerateMixin", "skorch's own"),
+          "stable_baselines3": ("in your PPO(...)", "Stable-Baselines3"),
+          "ignite": ("create_supervised_trainer", "Events.ITERATION_")}
 _CLI_FLAGS = tuple(CliFlag(options=(option,), dest=dest, value="0") for option, dest in (
     ("--workers", "workers"), ("--batch-size", "batch_size"), ("--bf16", "bf16"), ("--compile", "compile")))
 
@@ -184,6 +187,25 @@ def test_each_added_framework_table_speaks_its_frameworks_terms_at_its_line(rule
     assert any(knob in finding.advice for knob in _KNOBS[name]), finding.advice
     if name in ("transformers",) or (name == "lightning" and rule_id == "cpu-bf16-not-used"):
         assert finding.changes_at == "train.py:9"
+
+
+# The libraries that run the loop for the user without a Trainer class of their own got their tables with issue
+# 25's fifth round: each names the knob as that library spells it, at the call that holds its settings.
+_LIBRARIES = ("skorch", "stable_baselines3", "ignite")
+
+
+@pytest.mark.parametrize("rule_id, name", [(r.id, v.name) for r in load_rules()[0] for v in r.variants
+                                           if v.name in _LIBRARIES and r.id in CASES])
+def test_each_librarys_table_names_its_knob_at_its_settings_line(rule_id, name):
+    calls = {"skorch": "NeuralNetClassifier", "stable_baselines3": "PPO", "ignite": "create_supervised_trainer"}
+    record = _with_framework(CASES[rule_id].bad(), name, config_at="/work/train.py:9", entry_at="/work/train.py:50")
+    record = with_settings(record, framework=replace(record.settings.framework, config_call=calls[name]))
+    record = replace(record, invocation=replace(record.invocation, cwd="/work"))
+    finding = next(f for f in diagnose(record).findings if f.id == rule_id)
+    assert finding.framework == name, finding.advice
+    assert any(knob in finding.advice for knob in _KNOBS[name]), finding.advice
+    assert finding.changes_at == "train.py:9"  # the net's, the algorithm's or the trainer's call
+    assert "for inputs, targets in train_loader" not in finding.snippet
 
 
 @pytest.mark.parametrize("name, spelled", [
@@ -238,6 +260,7 @@ def test_the_docs_count_each_frameworks_tables():
         for variant in rule.variants:
             counts[variant.name] = counts.get(variant.name, 0) + 1
     rows = {"transformers": "| Hugging Face `Trainer` |", "lightning": "| Lightning |", "accelerate": "| accelerate |",
+            "skorch": "| skorch |", "stable_baselines3": "| Stable-Baselines3 |", "ignite": "| Ignite |",
             "cli": "| the script's flags |"}
     for name, start in rows.items():
         row = next(line for line in text.splitlines() if line.startswith(start))

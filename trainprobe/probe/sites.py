@@ -47,6 +47,9 @@ _CONFIG_CALLS = {
     "lightning": ("Trainer",),
     "accelerate": ("Accelerator",),
     "fabric": ("Fabric",),
+    "ignite": ("create_supervised_trainer",),
+    "skorch": ("NeuralNetClassifier", "NeuralNetRegressor", "NeuralNetBinaryClassifier", "NeuralNet"),
+    "stable_baselines3": ("PPO", "DQN", "A2C", "SAC", "TD3", "DDPG"),
 }
 _MAX_FLAGS = 200
 
