@@ -149,22 +149,39 @@ def test_a_loader_a_library_rebuilt_points_at_the_scripts_own_loader(tmp_path):
 
 def test_a_library_without_a_table_that_runs_the_loop_is_named(tmp_path):
     """skorch's NeuralNet.fit, d2l's Trainer.fit: an installed package runs the loop and calls the step. It
-    is named (its terms are not known, so the advice stays plain PyTorch), and the loop's line is the
+    is named by its package (the advice is in its terms where the rules have a table for it, as skorch's
+    have), the call that holds its settings is found in the user's file, and the loop's line is the
     user's call into it; a package that only wraps the step in a hand-made loop is not a loop."""
     seen = {}
     fit = _in_module("skorch.net", "def fit_loop(step, seen):\n    for _ in range(1):\n        step(seen)\n")
     step = _in_module("torch_optimizer.lamb", "def step(seen):\n    seen.update(frame=sys._getframe(0))\n", sys=sys)
     main = tmp_path / "main.py"
-    entry = _main_file(main, "def main(fit_loop, step, seen):\n    fit_loop(step, seen)\n")
+    entry = _main_file(main, "def main(fit_loop, step, seen):\n    fit_loop(step, seen)\n\n\n"
+                             "def build(NeuralNetClassifier, Net):\n    return NeuralNetClassifier(Net, max_epochs=3)\n")
     entry["main"](fit["fit_loop"], step["step"], seen)
     info, loop_at = detect_framework(seen["frame"], UserCode((str(tmp_path),)))
     assert info.name == "skorch" and info.driver == "skorch.net" and info.entry_at == f"{main}:2"
+    assert (info.config_call, info.config_at) == ("NeuralNetClassifier", f"{main}:6")
     assert loop_at == f"{main}:2"
     # The same step wrapper called from the user's own loop: plain PyTorch.
     loop = tmp_path / "loop.py"
     _main_file(loop, "def train(step, seen):\n    for _ in range(1):\n        step(seen)\n")["train"](step["step"], seen)
     info, loop_at = detect_framework(seen["frame"], UserCode((str(tmp_path),)))
     assert info.name == "" and loop_at == f"{loop}:2"
+
+
+def test_monais_trainer_is_monai_not_the_ignite_engine_under_it(tmp_path):
+    """MONAI's SupervisedTrainer subclasses Ignite's Engine: its frames are both, and its settings are MONAI's."""
+    seen = {}
+    step = _in_module("monai.engines.trainer", "def _iteration(seen):\n    seen.update(frame=sys._getframe(0))\n",
+                      sys=sys)
+    run = _in_module("ignite.engine.engine", "def run(iteration, seen):\n    for _ in range(1):\n        iteration(seen)\n")
+    main = tmp_path / "main.py"
+    entry = _main_file(main, "def main(run, iteration, seen):\n    run(iteration, seen)\n\n\n"
+                             "def build(SupervisedTrainer):\n    return SupervisedTrainer(max_epochs=2)\n")
+    entry["main"](run["run"], step["_iteration"], seen)
+    info, _ = detect_framework(seen["frame"], UserCode((str(tmp_path),)))
+    assert info.name == "monai" and (info.config_call, info.config_at) == ("SupervisedTrainer", f"{main}:6")
 
 
 def test_timm_builds_the_loader_of_a_timm_script(tmp_path):

@@ -35,6 +35,7 @@ FRAMEWORK_PACKAGES: tuple[tuple[str, str], ...] = (
     ("lightning_fabric.", "fabric"),
     ("accelerate.", "accelerate"),
     ("timm.", "timm"),
+    ("monai.engines.", "monai"),  # MONAI's SupervisedTrainer is an Ignite engine: its own settings, not Ignite's
     ("ignite.", "ignite"),
     ("fastai.", "fastai"),
 )
@@ -48,6 +49,7 @@ _CONFIG_CALLS = {
     "accelerate": ("Accelerator",),
     "fabric": ("Fabric",),
     "ignite": ("create_supervised_trainer",),
+    "monai": ("SupervisedTrainer",),
     "skorch": ("NeuralNetClassifier", "NeuralNetRegressor", "NeuralNetBinaryClassifier", "NeuralNet"),
     "stable_baselines3": ("PPO", "DQN", "A2C", "SAC", "TD3", "DDPG"),
 }
