@@ -203,3 +203,22 @@ def test_combined_run_takes_the_best_value_of_each_helpful_fix():
     summary = _combined(outcome)
     assert summary.status == "measured" and summary.n == 2
     assert summary.text.startswith("what your script could do with num_workers=2, anomaly_off: measured: ")
+
+
+def test_the_trials_are_planned_on_the_loader_the_findings_are_about(tmp_path):
+    """The what-if reads the training loader as the facts do (facts.input.training_loader): with no loader
+    marked as feeding a backward (a record made before that was noted), the busiest one, not the first
+    built. Here the first is a validation loader without workers: planning on it called the training
+    loader's persistent_workers fix untriable ("needs DataLoader workers")."""
+    from dataclasses import replace
+    from trainprobe.record import Step
+    validation = LoaderSettings(num_workers=0, batches=5)
+    training = LoaderSettings(num_workers=2, batches=120)
+    record = _record(tmp_path / "train.py")
+    record = replace(record, settings=replace(record.settings, dataloaders=(validation, training)),
+                     steps=tuple(Step(index=i, batches=1) for i in range(12)))
+    diagnosis = Diagnosis(verdict=Verdict(category="input", headline="h"), facts=(Fact("suggested_num_workers", 1),),
+                          findings=(_finding("dataloader-workers-restart-each-epoch", "persistent_workers"),))
+    candidates, decided, answers = plan_candidates(record, diagnosis)
+    assert "dataloader-workers-restart-each-epoch" not in decided
+    assert answers["dataloader-workers-restart-each-epoch"] == [c.key for c in candidates] == ["persistent_workers"]

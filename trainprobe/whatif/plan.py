@@ -15,6 +15,7 @@ import os
 from dataclasses import dataclass
 from typing import Optional
 
+from ..facts.input import training_loader
 from ..findings import Diagnosis, Finding, Verification
 from ..record import RunRecord
 from .fixes import GENERIC_BY_HAND, REGISTRY, Candidate, PlanContext
@@ -53,12 +54,6 @@ def hand_instructions(finding: Finding) -> str:
     return f"not injectable: {why}{fix.by_hand}"
 
 
-def _training_loader(record: RunRecord):
-    loaders = record.settings.dataloaders
-    used = [d for d in loaders if d.used_in_training]
-    return (used or list(loaders) or [None])[0]
-
-
 def usable_cores(record: RunRecord) -> int:
     env = record.environment
     return int(env.usable_cores or env.logical_cores or os.cpu_count() or 1)
@@ -71,7 +66,7 @@ def plan_candidates(record: RunRecord, diagnosis: Diagnosis
     candidates: dict[str, Candidate] = {}
     decided: dict[str, Verification] = {}
     answers: dict[str, list[str]] = {}
-    loader = _training_loader(record)
+    loader = training_loader(record)  # the loader the findings are about: the same one, never validation's
     ctx = PlanContext(num_workers=loader.num_workers if loader is not None else 0,
                       prefetch_factor=loader.prefetch_factor if loader is not None else None,
                       usable_cores=usable_cores(record), facts=diagnosis.fact_values())
