@@ -5,6 +5,8 @@ optimizer step inside it. Each loop shape below is driven through the same calls
 make, in the order a real loop makes them.
 """
 
+from dataclasses import replace
+
 import pytest
 
 from trainprobe.probe.clock import StepClock
@@ -418,7 +420,38 @@ def test_short_epochs_keep_their_ends_out_of_the_profiled_window():
     assert windows[:3] == ["steady_start", "profiler_start", "profiler_stop"]
 
 
+def test_short_epochs_keep_their_ends_out_of_the_cprofile_window_too():
+    """The cProfile window (the loop's own Python: host facts) follows the profiled one, which ends inside
+    an epoch: started at once, it held the epoch's end and the validation pass's Python. It waits for the
+    next epoch's first steps as the profiler does, and stays inside that epoch."""
+    plan = replace(_epochs_plan(steady_min_steps=10, profile_seconds=10.0), cprofile_seconds=10.0)
+    clock, time, events, windows = make(plan)
+    _run_epochs(Loop(clock, time), epochs=30, training_steps=6, validation_batches=3)
+    got = steps(events)
+    cprofiled = [s for s in got if s["phase"] == "cprofile"]
+    assert 2 <= len(cprofiled) <= 4
+    assert not any(s["epoch_start"] or s["validation"] for s in cprofiled)
+    assert windows[:5] == ["steady_start", "profiler_start", "profiler_stop", "cprofile_start", "cprofile_stop"]
+    # the wait is outside every window, and says what it waits for (the progress lines name it)
+    entered = [(d["name"], d.get("waits_for")) for kind, d in events if kind == "window"]
+    assert ("after", "cprofile") in entered and entered.index(("after", "cprofile")) < entered.index(("cprofile", None))
+
+
 def test_long_epochs_start_the_profiler_at_once():
     clock, time, events, windows = make(_epochs_plan(steady_min_steps=3, profile_seconds=0.0))
     _run_epochs(Loop(clock, time), epochs=3, training_steps=40, validation_batches=0)
     assert [s["phase"] for s in steps(events)][:9] == ["warmup"] * 2 + ["steady"] * 3 + ["profiled"] * 2 + ["cprofile"] * 2
+
+
+def test_the_progress_lines_say_what_a_wait_waits_for():
+    from types import SimpleNamespace
+    from trainprobe.probe.launch import _Progress
+    lines: list[str] = []
+    progress = _Progress(lines.append)
+    child = SimpleNamespace(steps=[], stop_requested=None, windows=[
+        {"name": "profiled", "step": 83}, {"name": "after", "waits_for": "cprofile", "step": 89},
+        {"name": "cprofile", "step": 92}, {"name": "after", "step": 98}])
+    progress.update(child)
+    assert lines == ["profiling ops (torch.profiler) (step 83)",
+                     "waiting for the next epoch's first steps before profiling Python (cProfile) (step 89)",
+                     "profiling Python (cProfile) (step 92)", "measurements complete (step 98)"]

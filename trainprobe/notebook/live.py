@@ -147,7 +147,9 @@ class LiveSession:
         if kind == "stop_requested":
             self.progress(f"trainprobe: stopping at step {data.get('step')}: {data.get('reason')}")
             return
-        label = _WINDOW_TEXT.get(str(data.get("name")))
+        label = _WINDOW_TEXT.get(str(data.get("waits_for") or data.get("name")))
+        if label and data.get("waits_for"):
+            label = f"waiting for the next epoch's first steps before {label}"
         if label:
             self.progress(f"trainprobe: {label} (step {data.get('step')})")
 

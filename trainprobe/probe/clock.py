@@ -184,10 +184,12 @@ class StepClock:
         self.census_steps = plan.census_steps  # the counting steps this run gets (fewer when steps are slow)
         # Short epochs (_place_profiler): where the loaders started new passes, and the profiled window's place.
         self._boundaries: deque[int] = deque(maxlen=8)  # steps that began a loader's pass (an epoch, validation)
-        self._aligning = False  # the steady window is done: the profiler waits for the next epoch's start
+        self._aligning = False  # a window waits for the next epoch's start (the profiler's, then cProfile's)
+        self._aligning_for = PHASE_PROFILED  # the window that waits
         self._passed_boundary = False  # an epoch start has ended since the wait began
         self._waited = 0
         self._profile_cap: Optional[int] = None  # at most this many profiled steps: one epoch's, less its ends
+        self._cprofile_cap: Optional[int] = None  # the same for the cProfile window
         self.last_samples: Optional[int] = None  # the step just closed: its batch and duration
         self.last_duration = 0.0
 
@@ -457,8 +459,12 @@ class StepClock:
             if self._profiled_done(steps, elapsed):
                 self._on_window("profiler_stop")
                 self._next_after_profiler(now)
+        elif self.window == PHASE_AFTER and self._aligning:
+            self._await_epoch_start(now)  # the cProfile window waits, outside every window
         elif self.window == PHASE_CPROFILE:
-            if self._window_done(steps, elapsed, plan.cprofile_min_steps, plan.cprofile_seconds, plan.cprofile_max_steps):
+            most = plan.cprofile_max_steps if self._cprofile_cap is None else min(plan.cprofile_max_steps,
+                                                                                 self._cprofile_cap)
+            if self._window_done(steps, elapsed, plan.cprofile_min_steps, plan.cprofile_seconds, most):
                 self._on_window("cprofile_stop")
                 self._finish_windows(now)
 
@@ -505,25 +511,51 @@ class StepClock:
         the training set, a new pass's first batch, steps that are no steady step. TabNet's 11-step epochs
         (test set 3) left 3 of its 4 profiled steps such steps, 10 times the steady step, and the op
         profile described them instead of the training step."""
-        length = self._epoch_length()
-        if length is None or length > self.plan.profile_max_steps + 1 or self.plan.steps is not None:
-            return False  # (a plan of counted steps, fitted to a short run's end, has no steps to wait with)
-        self._profile_cap = max(self.plan.profile_min_steps, length - 2)
-        self._aligning, self._passed_boundary, self._waited = True, False, 0
+        cap = self._epoch_cap(self.plan.profile_min_steps, self.plan.profile_max_steps)
+        if cap is None:
+            return False
+        self._profile_cap = cap
+        self._wait_for_epoch(PHASE_PROFILED)
         return True
 
+    def _place_cprofile(self) -> bool:
+        """Whether the cProfile window waits for the next epoch's start too: the profiled window, placed,
+        ends inside an epoch, so a cProfile window started at once would hold that epoch's end (the
+        validation pass's Python, the loader's restart) and describe it as the loop's own code."""
+        if self._profile_cap is None:  # epochs long enough for the windows, or of unknown length
+            return False
+        cap = self._epoch_cap(self.plan.cprofile_min_steps, self.plan.cprofile_max_steps)
+        if cap is None:
+            return False
+        self._cprofile_cap = cap
+        self._wait_for_epoch(PHASE_CPROFILE)
+        return True
+
+    def _epoch_cap(self, min_steps: int, max_steps: int) -> Optional[int]:
+        """A window's most steps inside one epoch (its length less its two ends); None when the epochs
+        hold the whole window or their length is not known yet."""
+        length = self._epoch_length()
+        if length is None or length > max_steps + 1 or self.plan.steps is not None:
+            return None  # (a plan of counted steps, fitted to a short run's end, has no steps to wait with)
+        return max(min_steps, length - 2)
+
+    def _wait_for_epoch(self, window: str) -> None:
+        self._aligning, self._aligning_for, self._passed_boundary, self._waited = True, window, False, 0
+
     def _await_epoch_start(self, now: float) -> None:
-        """Start the profiler on the step after an epoch's first steps; give up after one epoch's wait
-        or when --max-seconds would not hold the windows any more."""
+        """Start the waiting window (the profiler's or cProfile's) on the step after an epoch's first
+        steps; give up after one epoch's wait or when --max-seconds would not hold the windows any more."""
         self._waited += 1
         if self._epoch_start:
             self._passed_boundary = True
             return
         length = self._epoch_length() or 0
-        if self._passed_boundary or self._waited > length + 2 or self._short_of_time(now, self._profiling_steps()):
+        profiler = self._aligning_for == PHASE_PROFILED
+        steps = self._profiling_steps() if profiler else self.plan.cprofile_min_steps
+        if self._passed_boundary or self._waited > length + 2 or self._short_of_time(now, steps):
             self._aligning = False
-            self._enter(PHASE_PROFILED, now)
-            self._on_window("profiler_start")
+            self._enter(self._aligning_for, now)
+            self._on_window("profiler_start" if profiler else "cprofile_start")
 
     def _profiling_steps(self) -> int:
         plan = self.plan
@@ -542,11 +574,11 @@ class StepClock:
     def _window_done(steps: int, elapsed: float, min_steps: int, seconds: float, max_steps: int) -> bool:
         return (steps >= min_steps and elapsed >= seconds) or steps >= max_steps
 
-    def _enter(self, window: str, now: float) -> None:
+    def _enter(self, window: str, now: float, **extra: str) -> None:
         self.window = window
         self._window_steps = 0
         self._window_start = now
-        self._emit("window", name=window, t=now - self.t0, step=self.steps_emitted)
+        self._emit("window", name=window, t=now - self.t0, step=self.steps_emitted, **extra)
 
     def _next_after_warmup(self, now: float) -> None:
         """The counting step(s) when the plan has them and the time left holds them beside the
@@ -574,7 +606,9 @@ class StepClock:
             self._next_after_profiler(now)
 
     def _next_after_profiler(self, now: float) -> None:
-        if self.plan.cprofile:
+        if self.plan.cprofile and self._place_cprofile():
+            self._enter(PHASE_AFTER, now, waits_for=PHASE_CPROFILE)  # until the next epoch: outside every window
+        elif self.plan.cprofile:
             self._enter(PHASE_CPROFILE, now)
             self._on_window("cprofile_start")
         else:

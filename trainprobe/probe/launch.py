@@ -159,7 +159,9 @@ class _Progress:
             self.first_step = True
             self.report(f"first training step after {child.steps[0].start + child.steps[0].duration:.1f} s; warming up")
         for event in child.windows[self.seen_windows:]:
-            label = self._LABELS.get(event.get("name"))
+            label = self._LABELS.get(event.get("waits_for") or event.get("name"))
+            if label and event.get("waits_for"):
+                label = f"waiting for the next epoch's first steps before {label}"
             if label:
                 self.report(f"{label} (step {event.get('step')})")
         self.seen_windows = len(child.windows)
