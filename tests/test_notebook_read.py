@@ -191,16 +191,23 @@ def _stopped_in(nb: Path, cell: int) -> BaseException:
     raise AssertionError("no stop")
 
 
-def test_a_notebook_stopped_early_says_which_cells_never_ran(tmp_path):
+def test_a_notebook_stopped_early_says_which_cells_never_ran_and_whether_they_train(tmp_path):
     """skorch's MNIST notebook (test set 4) trains an MLP, then a CNN with most of the training time; the
-    probe measured the first fit and stopped the notebook there. The reader is told what did not run."""
-    from trainprobe.probe.runner import cells_left_unrun
+    probe measured the first fit and stopped the notebook there. The reader is told what did not run, and
+    whether it trains."""
+    from trainprobe.probe.unrun import left_unrun
 
-    nb = write_notebook(tmp_path / "two_fits.ipynb", ["import torch", "fit_mlp()", "fit_cnn()", "plot()"])
-    assert cells_left_unrun(_stopped_in(nb, 2)) == ("in cell 2 of 4: the 2 code cells after it did not run, and any "
-                                                    "training there was not measured")
-    assert cells_left_unrun(_stopped_in(nb, 4)) is None  # the last cell: nothing left unrun
+    nb = write_notebook(tmp_path / "two_fits.ipynb", ["import torch", "net.fit(X, y)", "%time cnn.fit(X, y)",
+                                                      "plot()"])
+    assert left_unrun(_stopped_in(nb, 2)) == ("in cell 2 of 4: the 2 code cells after it did not run, and cell 3 "
+                                              "trains again (fit(...)): this report is about the training "
+                                              "measured first")
+    assert left_unrun(_stopped_in(nb, 3)) == "in cell 3 of 4: the 1 code cell after it did not run (none of them trains)"
+    assert left_unrun(_stopped_in(nb, 4)) is None  # the last cell: nothing left unrun
+    unreadable = write_notebook(tmp_path / "odd.ipynb", ["import torch", "net.fit(X, y)", "def broken(:"])
+    assert left_unrun(_stopped_in(unreadable, 2)) == ("in cell 2 of 3: the 1 code cell after it did not run, and "
+                                                      "any training there was not measured")
     try:
         raise ValueError("a script's own frame, no cell")
     except ValueError as exc:
-        assert cells_left_unrun(exc) is None
+        assert left_unrun(exc) is None

@@ -615,6 +615,9 @@ class Outcome(JsonMixin):
     duration: float = 0.0  # seconds from launch to end
     startup: Optional[float] = None  # seconds from launch to the first step
     oom: bool = False
+    # stopped early: what never ran after the stop (a notebook's later cells, a script's later training;
+    # probe/unrun.py), also the end of ``reason``; None when nothing, or nothing that trains, was left
+    left_unrun: Optional[str] = None
 
 
 @dataclass(frozen=True)

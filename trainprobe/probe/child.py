@@ -82,6 +82,7 @@ def _emit_outcome(sink: EventSink, result: RunResult, instrumentation) -> None:
         exception_message=result.exception_message,
         traceback=result.traceback,
         reason=_stop_reason(result, instrumentation),
+        left_unrun=result.left_unrun,
     )
     sink.close()
 

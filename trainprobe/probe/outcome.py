@@ -76,7 +76,8 @@ def build_outcome(returncode: int, child_outcome: Optional[dict], timed_out: boo
         return Outcome(status="interrupted", reason="interrupted with Ctrl-C", **fields)
     if status == "stopped" or (stop_requested and returncode == 0):
         reason = info.get("reason") or stop_requested or "measured enough steps"
-        return Outcome(status="stopped", reason=f"trainprobe stopped {what} cleanly: {reason}", **fields)
+        return Outcome(status="stopped", reason=f"trainprobe stopped {what} cleanly: {reason}",
+                       left_unrun=info.get("left_unrun"), **fields)
     if signame:
         hint = ""
         if signame == "SIGKILL":

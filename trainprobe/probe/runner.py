@@ -21,11 +21,12 @@ import zipfile
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
-from ..notebook.cells import in_cell_terms, parse_cell_filename
+from ..notebook.cells import in_cell_terms
 from .stop import ProbeStop
 from .frames import inside, is_trainprobe, package_dir
+from .unrun import left_unrun
 
-__all__ = ["Target", "RunResult", "ProbeStop", "run_target", "user_traceback", "cells_left_unrun"]
+__all__ = ["Target", "RunResult", "ProbeStop", "run_target", "user_traceback"]
 
 _STDLIB_DIR = package_dir(runpy)  # where runpy.py is (a user's script may be named runpy.py too)
 
@@ -44,7 +45,7 @@ class RunResult:
     exception_type: Optional[str] = None
     exception_message: Optional[str] = None
     traceback: Optional[str] = None
-    left_unrun: Optional[str] = None  # stopped in a notebook: the cells after the stop, which never ran
+    left_unrun: Optional[str] = None  # stopped: the later cells, or the later training, that never ran (unrun.py)
 
 
 def _is_ours(filename: str) -> bool:
@@ -137,7 +138,7 @@ def run_target(target: Target) -> RunResult:
     try:
         _run(target)
     except ProbeStop as exc:
-        return RunResult("stopped", 0, left_unrun=cells_left_unrun(exc))
+        return RunResult("stopped", 0, left_unrun=left_unrun(exc))
     except SystemExit as exc:
         code = _exit_code(exc.code)
         if code == 0:
@@ -151,33 +152,6 @@ def run_target(target: Target) -> RunResult:
         name, message = _describe(exc)
         return RunResult("failed", 1, name, message, user_traceback(exc))
     return RunResult("completed", 0)
-
-
-def cells_left_unrun(exc: BaseException) -> Optional[str]:
-    """Where a notebook was stopped and what of it never ran: 'in cell 20 of 38: the 18 code cells after
-    it did not run'. A notebook that trains twice (skorch's MNIST notebook: a small MLP, then
-    a CNN with 85% of the training time; test set 4) is judged by the loop measured first, and the
-    reader must know the rest was not run. None for a script, or a stop in the notebook's last cell."""
-    cell = None
-    tb = exc.__traceback__
-    while tb is not None:  # the innermost cell frame: the cell that was running
-        parsed = parse_cell_filename(tb.tb_frame.f_code.co_filename)
-        if parsed is not None and parsed[1].isdigit():
-            cell = parsed
-        tb = tb.tb_next
-    if cell is None:
-        return None
-    try:
-        from ..notebook.read import read_cells
-
-        total = len(read_cells(cell[0])[0])
-    except Exception:  # pylint: disable=broad-except  # the note is a courtesy: the run's figures stand
-        return None
-    after = total - int(cell[1])
-    if after <= 0:
-        return None
-    return (f"in cell {cell[1]} of {total}: the {after} code cell{'s' if after > 1 else ''} after it did not run, "
-            f"and any training there was not measured")
 
 
 def print_like_python(result: RunResult, stream=None) -> None:

@@ -13,7 +13,7 @@ import ast
 from functools import lru_cache
 from typing import Iterable, Optional
 
-__all__ = ["enclosing_loop", "enclosing_function", "first_call", "calls_in_function"]
+__all__ = ["enclosing_loop", "enclosing_function", "first_call", "calls_in_function", "training_after", "training_call"]
 
 
 @lru_cache(maxsize=64)
@@ -97,3 +97,57 @@ def enclosing_function(path: str, line: int) -> Optional[tuple[int, str]]:
             if best is None or node.lineno > best[0]:
                 best = (node.lineno, node.name)
     return best
+
+
+def training_after(path: str, line: int) -> Optional[tuple[int, str]]:
+    """The first training call (``backward``, ``fit``, ``train(...)``, ``train_*``) among the statements
+    that run once the loop holding ``line`` is over, in the same function (or the module's code): a second
+    training phase that a stop at ``line`` kept from running; (line, name), or None.
+
+    Statements after ``line`` inside that loop are the same phase (a GAN's generator step after its
+    discriminator's), so only what follows the outermost loop around ``line`` counts; a line in no loop
+    (a ``main()`` calling ``train(mlp)`` then ``train(cnn)``) is followed by the statements after it."""
+    tree = _tree(path)
+    if tree is None:
+        return None
+    chain = _statement_chain(tree.body, line)
+    functions = [i for i, (_, _, stmt) in enumerate(chain) if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    chain = chain[functions[-1] + 1:] if functions else chain  # the frame's own function's statements
+    loops = [i for i, (_, _, stmt) in enumerate(chain) if isinstance(stmt, (ast.For, ast.AsyncFor, ast.While))]
+    if loops:
+        chain = chain[:loops[0] + 1]  # from the outermost loop outward
+    calls = [(call.lineno, name) for body, index, _ in reversed(chain) for stmt in body[index + 1:]
+             for call in ast.walk(stmt) if isinstance(call, ast.Call) and (name := training_call(call))]
+    return min(calls) if calls else None
+
+
+def _statement_chain(body: list, line: int) -> list[tuple[list, int, ast.stmt]]:
+    """The statements holding ``line``, outermost first: (the block, its index there, the statement)."""
+    chain = []
+    while True:
+        index = next((i for i, stmt in enumerate(body) if stmt.lineno <= line <= (stmt.end_lineno or stmt.lineno)),
+                     None)
+        if index is None:
+            return chain
+        stmt = body[index]
+        chain.append((body, index, stmt))
+        blocks = [getattr(stmt, field, None) for field in ("body", "orelse", "finalbody")]
+        blocks += [handler.body for handler in getattr(stmt, "handlers", ())]
+        blocks += [case.body for case in getattr(stmt, "cases", ())]
+        body = next((b for b in blocks if isinstance(b, list) and b and b[0].lineno <= line
+                     <= (b[-1].end_lineno or b[-1].lineno)), None)
+        if body is None:
+            return chain
+
+
+def training_call(call: ast.Call) -> Optional[str]:
+    name = _called_name(call)
+    if name is None:
+        return None
+    if name == "backward" or name.startswith("train_") or (name.startswith("fit") and "transform" not in name):
+        return name
+    if name == "train":  # train(model, loader) or trainer.train(); model.train() only switches a mode
+        receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
+        if call.args or call.keywords or (isinstance(receiver, ast.Name) and "trainer" in receiver.id.lower()):
+            return name
+    return None

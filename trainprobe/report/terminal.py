@@ -47,6 +47,9 @@ def terminal_summary(record: RunRecord, diagnosis: Diagnosis, report_path: Optio
     numbers = [f"{label_} {value}" for label_, value, _ in verdict["numbers"] if value != display.UNKNOWN]
     if numbers:
         lines.append("  " + " · ".join(numbers))
+    if outcome.status == "stopped" and outcome.left_unrun:  # a second training phase, never measured
+        lines.append("  " + paint(_one_line(f"not run: {outcome.left_unrun}", 200),
+                                  "yellow" if "trains again" in outcome.left_unrun else "dim"))
     if verdict.get("combined"):
         lines.append("  " + paint(_one_line("what-if: " + verdict["combined"], 160),
                                   "green" if verdict["combined_measured"] else "dim"))
