@@ -42,6 +42,8 @@ def load_recipe(name: str) -> dict:
 
 def _git_show(mirrors: Path, source: str, commit: str, path: str) -> bytes | None:
     git_dir = mirrors / source.replace("/", "+") / "repo"
+    if (git_dir / ".git").is_dir():  # some fetches leave a clone with a working copy rather than a bare mirror
+        git_dir = git_dir / ".git"
     if not git_dir.is_dir():
         return None
     done = subprocess.run(["git", f"--git-dir={git_dir}", "show", f"{commit}:{path}"], capture_output=True)
