@@ -203,6 +203,11 @@ def test_a_notebook_stopped_early_says_which_cells_never_ran_and_whether_they_tr
                                               "trains again (fit(...)): this report is about the training "
                                               "measured first")
     assert left_unrun(_stopped_in(nb, 3)) == "in cell 3 of 4: the 1 code cell after it did not run (none of them trains)"
+    three = write_notebook(tmp_path / "three_fits.ipynb", ["mlp.fit(X, y)", "X_tr, X_te = train_test_split(X)",
+                                                           "cnn.fit(X_tr)", "%%time\nrnn.fit(X_tr)"])
+    assert left_unrun(_stopped_in(three, 1)) == ("in cell 1 of 4: the 3 code cells after it did not run, and cells 3 "
+                                                 "and 1 more train again (fit(...)): this report is about the "
+                                                 "training measured first")
     assert left_unrun(_stopped_in(nb, 4)) is None  # the last cell: nothing left unrun
     unreadable = write_notebook(tmp_path / "odd.ipynb", ["import torch", "net.fit(X, y)", "def broken(:"])
     assert left_unrun(_stopped_in(unreadable, 2)) == ("in cell 2 of 3: the 1 code cell after it did not run, and "

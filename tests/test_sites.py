@@ -207,3 +207,23 @@ def test_the_scripts_command_line_options_are_noted():
     flags = {f.dest: f for f in book.flags.values()}
     assert flags["workers"].options == ("-j", "--workers") and flags["workers"].value == "4"
     assert flags["amp"].value == "True" and "help" not in flags
+
+
+def test_a_notebooks_settings_call_is_found_in_an_earlier_cell(tmp_path):
+    """skorch's MNIST notebook (test set 4) builds its net in cell 19 and fits it in cell 20: the advice names
+    the NeuralNetClassifier(...) line of cell 19, not the fit."""
+    import json
+    from trainprobe.notebook.cells import cell_filename
+    nb = tmp_path / "mnist.ipynb"
+    cells = ["import torch", "%matplotlib inline\nnet = NeuralNetClassifier(\n    Net, max_epochs=3)", "net.fit(X, y)"]
+    nb.write_text(json.dumps({"cells": [{"cell_type": "code", "source": c, "metadata": {}, "outputs": [],
+                                         "execution_count": None} for c in cells],
+                              "metadata": {}, "nbformat": 4, "nbformat_minor": 5}), encoding="utf-8")
+    seen = {}
+    fit = _in_module("skorch.net", "def fit_loop(step, seen):\n    for _ in range(1):\n        step(seen)\n")
+    step = _in_module("torch_optimizer.lamb", "def step(seen):\n    seen.update(frame=sys._getframe(0))\n", sys=sys)
+    namespace = {"fit_loop": fit["fit_loop"], "step": step["step"], "seen": seen}
+    exec(compile("fit_loop(step, seen)", cell_filename(str(nb), 3), "exec"), namespace)  # noqa: S102
+    info, _ = detect_framework(seen["frame"], UserCode((str(tmp_path),)))
+    assert info.name == "skorch" and info.entry_at == f"{cell_filename(str(nb), 3)}:1"
+    assert (info.config_call, info.config_at) == ("NeuralNetClassifier", f"{cell_filename(str(nb), 2)}:2")

@@ -106,3 +106,13 @@ def test_what_never_ran_reaches_the_outcome_and_the_terminal():
     text = terminal_summary(replace(record, outcome=outcome), diagnosis, None, color=False)
     assert f"  not run: {note}" in text.splitlines()
     assert "not run:" not in terminal_summary(record, diagnosis, None, color=False)  # a run stopped with nothing left
+
+
+def test_splitting_data_or_building_a_loader_is_not_training():
+    import ast
+    from trainprobe.probe.sourcelines import training_call
+    calls = {name: training_call(ast.parse(f"{name}(x)").body[0].value)
+             for name in ("train_test_split", "train_dataloader", "train_model", "train_one_epoch", "fit_transform",
+                          "fit_one_cycle")}
+    assert calls == {"train_test_split": None, "train_dataloader": None, "train_model": "train_model",
+                     "train_one_epoch": "train_one_epoch", "fit_transform": None, "fit_one_cycle": "fit_one_cycle"}

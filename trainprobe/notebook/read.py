@@ -146,3 +146,39 @@ def skipped_note(plan: NotebookPlan) -> Optional[str]:
     n = len(plan.skipped)
     return (f"trainprobe did not run {n} line{'s' if n > 1 else ''} of the notebook that would change the machine "
             f"(install or remove software): {lines}. Install what they install before diagnosing.")
+
+
+def as_python(source: str) -> str:
+    """A cell's code as plain Python for reading (``ast``), line for line: a timing magic keeps its
+    statement (``%time net.fit(X, y)``), other magics and shell lines become blank."""
+    return "\n".join(_python_line(line) for line in source.split("\n"))
+
+
+_TIMING_MAGICS = ("time", "timeit", "prun", "capture")
+
+
+def _python_line(line: str) -> str:
+    text = line.lstrip()
+    if text.startswith("!") or text.startswith("%%"):
+        return ""
+    if text.startswith("%"):
+        magic, _, rest = text.partition(" ")
+        return line[: len(line) - len(text)] + rest if magic.lstrip("%") in _TIMING_MAGICS else ""
+    return line
+
+
+def cell_python(filename: str) -> Optional[str]:
+    """The code of the cell a ``<notebook>#cell-N`` file name stands for, as plain Python (as_python);
+    None for any other file name, or a notebook that cannot be read."""
+    from .cells import parse_cell_filename
+
+    parsed = parse_cell_filename(filename)
+    if parsed is None or not parsed[1].isdigit():
+        return None
+    try:
+        cells = read_cells(parsed[0])[0]
+    except NotebookError:
+        return None
+    number = int(parsed[1])
+    return as_python(cells[number - 1].source) if 0 < number <= len(cells) else None
+

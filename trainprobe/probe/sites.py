@@ -17,6 +17,7 @@ import sys
 import weakref
 from typing import Any, Callable, Optional
 
+from ..notebook.cells import cell_filename, parse_cell_filename
 from ..record import CliFlag, FrameworkInfo
 from .sourcelines import enclosing_loop, first_call
 
@@ -263,6 +264,7 @@ def _config_site(name: str, entry: Any, is_user: UserCode) -> Optional[tuple[str
     paths = []
     if entry is not None:
         paths.append(entry.f_code.co_filename)
+        paths.extend(_cells_up_to(entry.f_code.co_filename))  # a notebook builds its trainer in an earlier cell
     main = getattr(sys.modules.get("__main__"), "__file__", None)
     if isinstance(main, str) and is_user(main):
         paths.append(main)
@@ -271,6 +273,14 @@ def _config_site(name: str, entry: Any, is_user: UserCode) -> Optional[tuple[str
         if hit is not None:
             return f"{path}:{hit[0]}", hit[1]
     return None
+
+
+def _cells_up_to(filename: str) -> list[str]:
+    """A notebook cell's file name: the file names of its notebook's cells up to it, first to last."""
+    parsed = parse_cell_filename(filename)
+    if parsed is None or not parsed[1].isdigit():
+        return []
+    return [cell_filename(parsed[0], number) for number in range(1, int(parsed[1]) + 1)]
 
 
 def _self_of(frames: list[Any], prefix: str, class_name: Optional[str] = None) -> Any:

@@ -3,8 +3,8 @@
 A profile or a frame says which function and which line ran; these helpers turn that into the line a
 user edits: the ``for`` statement of the loop an ``optimizer.step()`` sits in, the line that calls
 ``TrainingArguments(...)``, the ``torch.randn(...)`` call inside a function. Every helper returns
-None when the file cannot be read or parsed (a notebook cell, a deleted file): a line is a courtesy,
-never a reason to fail.
+None when the file cannot be read or parsed (a deleted file, a cell run live in a kernel): a line is a
+courtesy, never a reason to fail. A notebook's cell (``<notebook>#cell-N``) is read from the notebook.
 """
 
 from __future__ import annotations
@@ -18,7 +18,13 @@ __all__ = ["enclosing_loop", "enclosing_function", "first_call", "calls_in_funct
 
 @lru_cache(maxsize=64)
 def _tree(path: str) -> Optional[ast.Module]:
+    """The file's syntax tree; a notebook cell's (``<notebook>#cell-N``) from the notebook's code."""
     try:
+        from ..notebook.read import cell_python
+
+        cell = cell_python(path)
+        if cell is not None:
+            return ast.parse(cell, filename=path)
         with open(path, encoding="utf-8") as fh:
             return ast.parse(fh.read(), filename=path)
     except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
@@ -144,10 +150,16 @@ def training_call(call: ast.Call) -> Optional[str]:
     name = _called_name(call)
     if name is None:
         return None
-    if name == "backward" or name.startswith("train_") or (name.startswith("fit") and "transform" not in name):
+    if name == "backward" or (name.startswith("fit") and "transform" not in name):
         return name
+    if name.startswith("train_") and not any(word in name for word in _NOT_TRAINING):
+        return name  # train_model, train_epoch, train_one_epoch; not train_test_split, train_dataloader
     if name == "train":  # train(model, loader) or trainer.train(); model.train() only switches a mode
         receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
         if call.args or call.keywords or (isinstance(receiver, ast.Name) and "trainer" in receiver.id.lower()):
             return name
     return None
+
+
+_NOT_TRAINING = ("split", "test", "loader", "data", "set", "transform", "val", "size", "path", "dir")
+

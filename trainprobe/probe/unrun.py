@@ -57,9 +57,8 @@ def _cells_after(path: str, number: int) -> Optional[str]:
     training = [(index, call) for index, call in found if call]
     if training:
         index, call = training[0]
-        more = f" and {len(training) - 1} more" if len(training) > 1 else ""
-        return (f"{head}, and cell {index}{more} trains again ({call}(...)): this report is about the training "
-                f"measured first")
+        which = f"cells {index} and {len(training) - 1} more train" if len(training) > 1 else f"cell {index} trains"
+        return f"{head}, and {which} again ({call}(...)): this report is about the training measured first"
     if any(call is None for _, call in found):  # a cell that could not be read: it may train
         return f"{head}, and any training there was not measured"
     return f"{head} (none of them trains)"
@@ -67,7 +66,9 @@ def _cells_after(path: str, number: int) -> Optional[str]:
 
 def _first_training_call(source: str) -> Optional[str]:
     """The first training call in a cell's code; '' when it has none; None when it cannot be parsed."""
-    code = "\n".join(_without_magic(line) for line in source.split("\n"))
+    from ..notebook.read import as_python
+
+    code = as_python(source)
     try:
         tree = ast.parse(code)
     except (SyntaxError, ValueError):
@@ -75,21 +76,6 @@ def _first_training_call(source: str) -> Optional[str]:
     calls = sorted((node.lineno, node.col_offset, name) for node in ast.walk(tree)
                    if isinstance(node, ast.Call) and (name := training_call(node)))
     return calls[0][2] if calls else ""
-
-
-def _without_magic(line: str) -> str:
-    """A line as Python: a timing magic's statement (%time net.fit(X, y)) stays, other magics and shell
-    lines go."""
-    text = line.lstrip()
-    if text.startswith("!"):
-        return ""
-    if text.startswith("%"):
-        magic, _, rest = text.partition(" ")
-        return rest if magic.lstrip("%") in _TIMING_MAGICS else ""
-    return line
-
-
-_TIMING_MAGICS = ("time", "timeit", "prun", "capture")
 
 
 def _script_after(frames: list[tuple[str, int]]) -> Optional[str]:
