@@ -1,4 +1,5 @@
-"""torch's and libraries' per-step machinery is not the loop's own Python (test set 5, seen since its run).
+"""The host findings' gains and lines: torch's and libraries' per-step machinery is not the loop's own Python
+(test set 5, seen since its run), and the oversubscription fix names the line it changes.
 
 A notebook's batch-1 loop spent 90% of its loop Python in the optimizer's zero_grad(), and Pyro's VAE 98% in
 svi.step() (its training step around the model's ops); both were called host-bound on 14% and 10% of their
@@ -45,3 +46,14 @@ def test_what_counts_as_machinery():
     assert not _machinery(_part("add_scalar() (torch/utils/tensorboard/writer.py)", "torch", 0.002, 0.001,
                                 "/site-packages/torch/utils/tensorboard/writer.py"))
     assert not _machinery(_part("train_step()", "user", 0.01, 0.009))
+
+
+@pytest.mark.parametrize("folder, name, line", [
+    ("real_test3", "t3_poutyne_mnist", "basic_mnist_classification.py:41"),  # fewer workers: the loader's line
+    ("real_test3", "t3_modular_tinyvgg", ""),  # set_num_threads at the script's start: no line of its own
+])
+def test_oversubscriptions_fix_names_the_line_it_changes(folder, name, line):
+    _record, diagnosis = recorded.diagnosed(recorded.RUNS_DIR / folder / f"{name}.cpu.run.json")
+    finding = next(f for f in diagnosis.findings if f.id == "cpu-oversubscription")
+    assert finding.changes_at == line
+    assert ("fewer DataLoader workers" in finding.advice) == bool(line)
