@@ -63,6 +63,15 @@ def mnist_idx(raw_dir: str | os.PathLike, n_train: int, n_test: int, seed: int =
         _write_idx_labels(raw / f"{prefix}-labels-idx1-ubyte", rng.integers(0, 10, n))
 
 
+def keras_mnist_npz(path: str | os.PathLike, n_train: int, n_test: int, seed: int = 0) -> None:
+    """MNIST as keras.datasets.mnist.load_data() reads it (mnist.npz: x_train, y_train, x_test, y_test, uint8),
+    the same blob+noise digits as mnist_idx, random labels 0-9."""
+    rng = np.random.default_rng(seed)
+    x_train, x_test = _blob_digits(n_train, 28, rng), _blob_digits(n_test, 28, rng)
+    y_train, y_test = rng.integers(0, 10, n_train).astype(np.uint8), rng.integers(0, 10, n_test).astype(np.uint8)
+    np.savez_compressed(path, x_train=x_train, y_train=y_train, x_test=x_test, y_test=y_test)
+
+
 def smooth_image(h: int, w: int, rng: np.random.Generator) -> np.ndarray:
     """An HxWx3 uint8 picture: a coarse random colour field upsampled, plus fine noise.
 
