@@ -194,6 +194,21 @@ def test_rules_with_a_user_folder(tmp_path, capsys):
     assert "tiny-batches" not in {f.id for f in diagnose(cpu_record(), [tmp_path]).findings}
 
 
+def test_an_edited_rule_file_is_read_again(tmp_path):
+    """Rules are parsed once per state of their files (load_rules' cache): an edit, an added file and a broken
+    file are seen by the next load in the same process."""
+    from trainprobe.engine import load_rules
+    example = (ROOT / "rules" / "README.md").read_text(encoding="utf-8").split("```toml\n", 1)[1].split("```", 1)[0]
+    path = tmp_path / "tiny-batches.toml"
+    path.write_text(example, encoding="utf-8")
+    first = next(r for r in load_rules([tmp_path])[0] if r.id == "tiny-batches")
+    path.write_text(example.replace('severity = "info"', 'severity = "critical"'), encoding="utf-8")
+    again = next(r for r in load_rules([tmp_path])[0] if r.id == "tiny-batches")
+    assert (first.severity, again.severity) == ("info", "critical")
+    (tmp_path / "broken.toml").write_text('id = "broken"\n', encoding="utf-8")
+    assert any("broken.toml:1: missing required key" in e for e in load_rules([tmp_path])[1])
+
+
 def test_rules_check_reports_errors(tmp_path, capsys):
     (tmp_path / "broken.toml").write_text('id = "broken"\n', encoding="utf-8")
     assert main(["rules", "check", str(tmp_path)]) == 1
