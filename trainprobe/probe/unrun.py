@@ -22,9 +22,10 @@ __all__ = ["left_unrun"]
 
 
 def left_unrun(exc: BaseException) -> Optional[str]:
-    """'in cell 20 of 38: the 18 code cells after it did not run, and cell 24 trains again (fit(...))...'
-    for a notebook; 'the script trains again after the measured loop (train.py:51: train(...))...' for a
-    script; None when nothing after the stop trains, or it cannot be told."""
+    """'in cell 20 of 37: the 17 code cells after it did not run, and cell 32 trains again (fit(...))...'
+    (or '... (none of them trains)') for a notebook; 'the script trains again after the measured loop
+    (train.py:51: train(...))...' for a script; None for a stop in a notebook's last cell, a script with
+    no training call after its measured loop, or when it cannot be told."""
     frames = _frames(exc)
     cell = next((parsed for parsed in (parse_cell_filename(f) for f, _ in reversed(frames))
                  if parsed is not None and parsed[1].isdigit()), None)
