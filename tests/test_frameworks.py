@@ -287,6 +287,8 @@ SEEN_TEST1 = recorded.RUNS_DIR / "real_test"
     (SEEN_TEST4, "t4_zoo_ppo_cartpole", "launch-bound-small-ops", "n_envs=8"),
     (SEEN_TEST4, "t4_zoo_dqn_cartpole", "host-overhead-in-loop", "train_freq and gradient_steps"),
     (SEEN_TEST4, "t4_zoo_dqn_cartpole", "optimizer-share-high", "policy_kwargs=dict(optimizer_kwargs=dict(fused=True))"),
+    # Keras 3 on the PyTorch backend compiles its train step with torch.compile when model.compile says so
+    (recorded.RUNS_DIR / "real_test6", "t6_keras_mnist_convnet", "compile-would-fuse", "jit_compile=True"),
     # Ignite's default output_transform is the .item() of every iteration
     (SEEN_TEST1, "ignite_mnist", "item-sync-in-loop", "output_transform=lambda x, y, y_pred, loss: loss.detach()"),
     (SEEN_TEST1, "ignite_mnist", "no-lr-schedule", "Events.ITERATION_STARTED"),

@@ -105,11 +105,11 @@ def test_a_table_whose_when_is_false_leaves_the_plain_advice(tmp_path):
 
 
 def test_an_unknown_framework_table_is_an_error_with_its_line(tmp_path):
-    tables = "[framework.keras]\nadvice = \"x\"\n"
+    tables = "[framework.tensorflow]\nadvice = \"x\"\n"
     rule, errors = _rule(tmp_path, tables)
-    line = RULE.format(id="waits-test", tables=tables).splitlines().index("[framework.keras]") + 1
+    line = RULE.format(id="waits-test", tables=tables).splitlines().index("[framework.tensorflow]") + 1
     assert rule is None and len(errors) == 1
-    assert "unknown framework 'keras'" in errors[0] and f":{line}:" in errors[0]
+    assert "unknown framework 'tensorflow'" in errors[0] and f":{line}:" in errors[0]
 
 
 def test_a_framework_tables_unknown_key_and_bad_when_are_errors(tmp_path):
@@ -168,7 +168,8 @@ _KNOBS = {"transformers": ("TrainingArguments(",), "accelerate": ("Accelerator("
           "lightning": ("Trainer(", "train_dataloader", "configure_optimizers", "trainer.fit"), "cli": ("un with --",),  # "Run with --workers 2", "... run with --batch-size 64"
           "skorch": ("to your net (NeuralNetClassifier(...)", "AccelerateMixin", "skorch's own"),
           "stable_baselines3": ("in your PPO(...)", "Stable-Baselines3"),
-          "ignite": ("create_supervised_trainer", "Events.ITERATION_")}
+          "ignite": ("create_supervised_trainer", "Events.ITERATION_"),
+          "keras": ("model.compile(", "keras.config.set_dtype_policy", "model.fit(")}
 _CLI_FLAGS = tuple(CliFlag(options=(option,), dest=dest, value="0") for option, dest in (
     ("--workers", "workers"), ("--batch-size", "batch_size"), ("--bf16", "bf16"), ("--compile", "compile")))
 
@@ -191,20 +192,22 @@ def test_each_added_framework_table_speaks_its_frameworks_terms_at_its_line(rule
 
 # The libraries that run the loop for the user without a Trainer class of their own got their tables with issue
 # 25's fifth round: each names the knob as that library spells it, at the call that holds its settings.
-_LIBRARIES = ("skorch", "stable_baselines3", "ignite")
+_LIBRARIES = ("skorch", "stable_baselines3", "ignite", "keras")
 
 
 @pytest.mark.parametrize("rule_id, name", [(r.id, v.name) for r in load_rules()[0] for v in r.variants
                                            if v.name in _LIBRARIES and r.id in CASES])
 def test_each_librarys_table_names_its_knob_at_its_settings_line(rule_id, name):
-    calls = {"skorch": "NeuralNetClassifier", "stable_baselines3": "PPO", "ignite": "create_supervised_trainer"}
+    calls = {"skorch": "NeuralNetClassifier", "stable_baselines3": "PPO", "ignite": "create_supervised_trainer",
+             "keras": "compile"}
     record = _with_framework(CASES[rule_id].bad(), name, config_at="/work/train.py:9", entry_at="/work/train.py:50")
     record = with_settings(record, framework=replace(record.settings.framework, config_call=calls[name]))
     record = replace(record, invocation=replace(record.invocation, cwd="/work"))
     finding = next(f for f in diagnose(record).findings if f.id == rule_id)
     assert finding.framework == name, finding.advice
     assert any(knob in finding.advice for knob in _KNOBS[name]), finding.advice
-    assert finding.changes_at == "train.py:9"  # the net's, the algorithm's or the trainer's call
+    # the net's, the algorithm's or the trainer's call; Keras's batch size is model.fit's (the loop's entry)
+    assert finding.changes_at == ("train.py:50" if (name, rule_id) == ("keras", "small-batch-overhead") else "train.py:9")
     assert "for inputs, targets in train_loader" not in finding.snippet
 
 
@@ -260,7 +263,7 @@ def test_the_docs_count_each_frameworks_tables():
         for variant in rule.variants:
             counts[variant.name] = counts.get(variant.name, 0) + 1
     rows = {"transformers": "| Hugging Face `Trainer` |", "lightning": "| Lightning |", "accelerate": "| accelerate |",
-            "skorch": "| skorch |", "stable_baselines3": "| Stable-Baselines3 |", "ignite": "| Ignite |",
+            "skorch": "| skorch |", "keras": "| Keras 3 (PyTorch backend) |", "stable_baselines3": "| Stable-Baselines3 |", "ignite": "| Ignite |",
             "cli": "| the script's flags |"}
     for name, start in rows.items():
         row = next(line for line in text.splitlines() if line.startswith(start))

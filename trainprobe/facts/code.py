@@ -71,7 +71,7 @@ FACTS = {
 
 _NAMES = {"transformers": "the Hugging Face Trainer", "lightning": "Lightning", "accelerate": "accelerate",
           "timm": "timm", "fabric": "Lightning Fabric", "ignite": "Ignite", "fastai": "fastai",
-          "skorch": "skorch", "stable_baselines3": "Stable-Baselines3", "monai": "MONAI",
+          "skorch": "skorch", "stable_baselines3": "Stable-Baselines3", "monai": "MONAI", "keras": "Keras",
           "pytorch": "plain PyTorch"}
 
 # argparse destinations -> the knob they set, most common spelling first.

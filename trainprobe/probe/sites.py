@@ -51,6 +51,7 @@ _CONFIG_CALLS = {
     "fabric": ("Fabric",),
     "ignite": ("create_supervised_trainer",),
     "monai": ("SupervisedTrainer",),
+    "keras": ("compile",),  # model.compile(optimizer, loss, jit_compile=...)
     "skorch": ("NeuralNetClassifier", "NeuralNetRegressor", "NeuralNetBinaryClassifier", "NeuralNet"),
     "stable_baselines3": ("PPO", "DQN", "A2C", "SAC", "TD3", "DDPG"),
 }
