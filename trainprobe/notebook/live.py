@@ -25,7 +25,7 @@ from typing import Any, Callable, Optional
 from ..version import __version__
 from ..api import DiagnoseResult, TrainprobeError, finish
 from ..api.outputs import output_folder
-from ..probe.config import WindowPlan
+from ..probe.config import WindowPlan, window_progress
 from ..record import Availability, Invocation, Outcome, RunRecord, Samples
 from ..record_file import write_record
 
@@ -147,9 +147,7 @@ class LiveSession:
         if kind == "stop_requested":
             self.progress(f"trainprobe: stopping at step {data.get('step')}: {data.get('reason')}")
             return
-        label = _WINDOW_TEXT.get(str(data.get("waits_for") or data.get("name")))
-        if label and data.get("waits_for"):
-            label = f"waiting for the next epoch's first steps before {label}"
+        label = window_progress(data)
         if label:
             self.progress(f"trainprobe: {label} (step {data.get('step')})")
 
@@ -239,14 +237,6 @@ class LiveSession:
             options={"source": "notebook", "label": options.label, "plan": options.plan.to_dict(),
                      "interval": options.interval},
         )
-
-
-_WINDOW_TEXT = {
-    "steady": "warm-up done; measuring steady steps",
-    "profiled": "profiling ops (torch.profiler)",
-    "cprofile": "profiling Python (cProfile)",
-    "after": "measurements complete",
-}
 
 
 def _ending(exc: Optional[BaseException]) -> dict:

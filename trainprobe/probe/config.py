@@ -7,13 +7,13 @@ script's own ``sys.argv`` stays untouched.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Mapping, Optional
 
 from ..jsonio import JsonMixin
 from ..vocabulary import DEFAULT_MAX_SECONDS, DEFAULT_WARMUP_STEPS, DEFAULT_WINDOW_SECONDS
 from .plugins import PluginSpec
 
-__all__ = ["WindowPlan", "ChildConfig", "CONFIG_ENV"]
+__all__ = ["WindowPlan", "ChildConfig", "CONFIG_ENV", "window_progress"]
 
 CONFIG_ENV = "TRAINPROBE_CHILD_CONFIG"
 
@@ -69,3 +69,23 @@ class ChildConfig(JsonMixin):
     trace_path: Optional[str] = None
     plugins: tuple[PluginSpec, ...] = ()  # code that acts at the hooks' points (the what-if's fixes)
     job: bool = False  # one rank of a torchrun job: write under out_dir/rank<RANK>/ (probe/ranks.py)
+
+
+# What the progress lines say as each window starts (trainprobe diagnose's, and %%trainprobe's in a cell).
+_WINDOW_PROGRESS = {
+    "steady": "warm-up done; measuring steady steps",
+    "profiled": "profiling ops (torch.profiler)",
+    "cprofile": "profiling Python (cProfile)",
+    "after": "measurements complete",
+}
+
+
+def window_progress(event: Mapping) -> Optional[str]:
+    """The progress line's words for a ``window`` event (its ``name``; ``waits_for`` while a window waits,
+    outside every window, for the next epoch's start); None for a window with none (the warm-up)."""
+    waits_for = event.get("waits_for")
+    label = _WINDOW_PROGRESS.get(str(waits_for or event.get("name")))
+    if label and waits_for:
+        return f"waiting for the next epoch's first steps before {label}"
+    return label
+

@@ -28,7 +28,7 @@ from ..record import Environment, Invocation, Outcome, RunRecord, Samples
 from ..record_file import write_record
 from .assemble import EventFollower, assemble_record
 from .child import BOOTSTRAP
-from .config import CONFIG_ENV, ChildConfig, WindowPlan
+from .config import CONFIG_ENV, ChildConfig, WindowPlan, window_progress
 from .outcome import build_outcome, oom_kill_count
 from .plugins import PluginSpec
 from .redact import redact_args
@@ -141,13 +141,6 @@ def collect_environment(data_paths: Sequence[str]) -> Environment:
 class _Progress:
     """Turns the child's events into a few progress lines (phase changes only)."""
 
-    _LABELS = {
-        "steady": "warm-up done; measuring steady steps",
-        "profiled": "profiling ops (torch.profiler)",
-        "cprofile": "profiling Python (cProfile)",
-        "after": "measurements complete",
-    }
-
     def __init__(self, report: Callable[[str], None]) -> None:
         self.report = report
         self.seen_windows = 0
@@ -159,9 +152,7 @@ class _Progress:
             self.first_step = True
             self.report(f"first training step after {child.steps[0].start + child.steps[0].duration:.1f} s; warming up")
         for event in child.windows[self.seen_windows:]:
-            label = self._LABELS.get(event.get("waits_for") or event.get("name"))
-            if label and event.get("waits_for"):
-                label = f"waiting for the next epoch's first steps before {label}"
+            label = window_progress(event)
             if label:
                 self.report(f"{label} (step {event.get('step')})")
         self.seen_windows = len(child.windows)
