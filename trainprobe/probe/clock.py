@@ -188,8 +188,7 @@ class StepClock:
         self._aligning_for = PHASE_PROFILED  # the window that waits
         self._passed_boundary = False  # an epoch start has ended since the wait began
         self._waited = 0
-        self._profile_cap: Optional[int] = None  # at most this many profiled steps: one epoch's, less its ends
-        self._cprofile_cap: Optional[int] = None  # the same for the cProfile window
+        self._caps: dict[str, int] = {}  # window placed inside an epoch -> its most steps: the epoch's, less its ends
         self.last_samples: Optional[int] = None  # the step just closed: its batch and duration
         self.last_duration = 0.0
 
@@ -462,8 +461,7 @@ class StepClock:
         elif self.window == PHASE_AFTER and self._aligning:
             self._await_epoch_start(now)  # the cProfile window waits, outside every window
         elif self.window == PHASE_CPROFILE:
-            most = plan.cprofile_max_steps if self._cprofile_cap is None else min(plan.cprofile_max_steps,
-                                                                                 self._cprofile_cap)
+            most = self._most(PHASE_CPROFILE, plan.cprofile_max_steps)
             if self._window_done(steps, elapsed, plan.cprofile_min_steps, plan.cprofile_seconds, most):
                 self._on_window("cprofile_stop")
                 self._finish_windows(now)
@@ -494,7 +492,7 @@ class StepClock:
 
     def _profiled_done(self, steps: int, elapsed: float) -> bool:
         plan = self.plan
-        most = plan.profile_max_steps if self._profile_cap is None else min(plan.profile_max_steps, self._profile_cap)
+        most = self._most(PHASE_PROFILED, plan.profile_max_steps)
         return self._window_done(steps, elapsed, plan.profile_min_steps, plan.profile_seconds, most)
 
     def _epoch_length(self) -> Optional[int]:
@@ -511,36 +509,27 @@ class StepClock:
         the training set, a new pass's first batch, steps that are no steady step. TabNet's 11-step epochs
         (test set 3) left 3 of its 4 profiled steps such steps, 10 times the steady step, and the op
         profile described them instead of the training step."""
-        cap = self._epoch_cap(self.plan.profile_min_steps, self.plan.profile_max_steps)
-        if cap is None:
-            return False
-        self._profile_cap = cap
-        self._wait_for_epoch(PHASE_PROFILED)
-        return True
+        return self._place(PHASE_PROFILED, self.plan.profile_min_steps, self.plan.profile_max_steps)
 
     def _place_cprofile(self) -> bool:
         """Whether the cProfile window waits for the next epoch's start too: the profiled window, placed,
         ends inside an epoch, so a cProfile window started at once would hold that epoch's end (the
         validation pass's Python, the loader's restart) and describe it as the loop's own code."""
-        if self._profile_cap is None:  # epochs long enough for the windows, or of unknown length
-            return False
-        cap = self._epoch_cap(self.plan.cprofile_min_steps, self.plan.cprofile_max_steps)
-        if cap is None:
-            return False
-        self._cprofile_cap = cap
-        self._wait_for_epoch(PHASE_CPROFILE)
-        return True
+        return PHASE_PROFILED in self._caps and \
+            self._place(PHASE_CPROFILE, self.plan.cprofile_min_steps, self.plan.cprofile_max_steps)
 
-    def _epoch_cap(self, min_steps: int, max_steps: int) -> Optional[int]:
-        """A window's most steps inside one epoch (its length less its two ends); None when the epochs
-        hold the whole window or their length is not known yet."""
+    def _place(self, window: str, min_steps: int, max_steps: int) -> bool:
+        """Make ``window`` wait for the next epoch's start, capped at the epoch's length less its two ends;
+        False (nothing changed) when the epochs hold the whole window or their length is not known yet."""
         length = self._epoch_length()
         if length is None or length > max_steps + 1 or self.plan.steps is not None:
-            return None  # (a plan of counted steps, fitted to a short run's end, has no steps to wait with)
-        return max(min_steps, length - 2)
-
-    def _wait_for_epoch(self, window: str) -> None:
+            return False  # (a plan of counted steps, fitted to a short run's end, has no steps to wait with)
+        self._caps[window] = max(min_steps, length - 2)
         self._aligning, self._aligning_for, self._passed_boundary, self._waited = True, window, False, 0
+        return True
+
+    def _most(self, window: str, max_steps: int) -> int:
+        return min(max_steps, self._caps.get(window, max_steps))
 
     def _await_epoch_start(self, now: float) -> None:
         """Start the waiting window (the profiler's or cProfile's) on the step after an epoch's first
