@@ -32,21 +32,22 @@ def _line(kind: str, name: str, diagnosis) -> dict:
             "findings": sorted(f"{f.id}:{f.severity}" for f in diagnosis.findings)}
 
 
-def _records():
+def _records(seen_sets: bool = False):
     for path in sorted((DATA / "runs").rglob("*.json")):
-        # Not real_test/, the held-out test set: benchmarks/accuracy.py scores it once a session's rules
-        # are final, and no other figure may look at it.
-        held_out = any(part.startswith("real_test") for part in path.parts)
+        # Not real_test*/, the test sets: benchmarks/accuracy.py scores a held-out set once a session's
+        # rules are final, and no other figure may look at it. --seen-test-sets takes in the sets whose
+        # held-out run is done, to see what a class fix moves on them.
+        held_out = not seen_sets and any(part.startswith("real_test") for part in path.parts)
         if path.name.endswith("run.json") and "whatif" not in path.name and not held_out:
             yield path
     for path in sorted((DATA / "jobs").glob("*/run.json")):
         yield path
 
 
-def snapshot(out) -> None:
+def snapshot(out, seen_sets: bool = False) -> None:
     from trainprobe import api
 
-    for path in _records():
+    for path in _records(seen_sets):
         try:
             record = api.load_record(path)
         except api.TrainprobeError as exc:
@@ -110,10 +111,12 @@ def compare(before: Path, after: Path) -> int:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--compare", nargs=2, type=Path, metavar=("BEFORE", "AFTER"))
+    parser.add_argument("--seen-test-sets", action="store_true",
+                        help="also the tests/data/runs/real_test*/ records (only sets already scored held out)")
     args = parser.parse_args()
     if args.compare:
         return compare(*args.compare)
-    snapshot(sys.stdout)
+    snapshot(sys.stdout, args.seen_test_sets)
     return 0
 
 

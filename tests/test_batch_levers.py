@@ -67,6 +67,30 @@ def test_the_handoff_is_measured_per_batch_and_is_part_of_the_fixed_cost():
     assert out["fixed_step_cost"] - cheap["fixed_step_cost"] == pytest.approx(0.0008)
 
 
+def test_a_workers_waits_for_a_core_are_not_part_of_making_its_batch():
+    """pytorch-book's CIFAR-10 notebook (test set 6, recorded): batches of 4 with two workers on two
+    cores. The workers waited for a core half the time they wanted one, so a batch's 0.97 ms of
+    fetch was about 0.47 ms of making; receiving it cost the loop 0.57 ms. The expert, timing
+    num_workers=0, found making a batch in the loop takes 0.4-0.56 ms, and expected the handoff
+    finding that the wall-clock fetch had hidden."""
+    import recorded
+
+    record, diagnosis = recorded.diagnosed(recorded.RUNS_DIR / "real_test6" / "t6_pytorchbook_cifar_lenet.cpu.run.json")
+    values = diagnosis.fact_values()
+    waited = values["worker_cpu_wait_share"]
+    assert 0.4 < waited < 0.6, waited
+    assert values["fetch_uncontended_per_batch"] == pytest.approx(values["fetch_per_batch"] * (1 - waited))
+    assert values["fetch_uncontended_per_batch"] < values["batch_receive_per_batch"] < values["fetch_per_batch"]
+    handoff_finding = next(f for f in diagnosis.findings if f.id == "worker-handoff-outweighs-batch")
+    assert handoff_finding.severity == "warning" and "on a core" in handoff_finding.message
+    # Without workers the fetch is the loop's own, made in its wait: nothing to take out.
+    from trainprobe.facts.input import fetch_uncontended
+
+    made = {"fetch_per_batch": 0.001, "worker_cpu_wait_share": 0.5}
+    assert fetch_uncontended({**made, "num_workers": 2}) == {"fetch_uncontended_per_batch": pytest.approx(0.0005)}
+    assert fetch_uncontended({**made, "num_workers": 0}) == {"fetch_uncontended_per_batch": 0.001}
+
+
 def test_receiving_a_ready_batch_is_not_a_stall():
     """Each wait (1.6 ms) is longer than a step's work (1.2 ms), but 1 ms of it is the loop receiving
     a batch that was ready: the queue never ran dry."""
@@ -250,7 +274,7 @@ def test_the_larger_batch_fix_changes_only_the_training_loaders_batch_size():
 
 def test_num_workers_0_is_tried_when_the_handoff_costs_more_than_the_batch():
     fix = REGISTRY["num_workers"]
-    facts_ = {"suggested_num_workers": 1, "batch_receive_per_batch": 0.001, "fetch_per_batch": 0.0003,
+    facts_ = {"suggested_num_workers": 1, "batch_receive_per_batch": 0.001, "fetch_uncontended_per_batch": 0.0003,
               "cpu_only": True, "torch_threads": 2}
     keys = [c.key for c in fix.candidates(PlanContext(num_workers=2, usable_cores=2, facts=facts_))]
     assert keys[0] == "num_workers=0" and len(keys) > 1

@@ -20,7 +20,7 @@ from ..record import RunRecord
 from . import batching, code, compute, device, gpu, host, input, job, memory, ops, parts, settings, steps
 from . import job as job_family
 from .trace import blank_unknowable, unknown_in_a_trace
-from .input import suggest_prefetch_factor, with_suggested_workers
+from .input import fetch_uncontended, suggest_prefetch_factor, with_suggested_workers
 
 __all__ = ["FactSpec", "FACT_CATALOG", "UNKNOWN_IN_A_TRACE", "FAMILIES", "compute_facts", "facts_by_name", "recompute_step_facts"]
 
@@ -104,6 +104,7 @@ def _derived(values: dict[str, object]) -> dict[str, object]:
     out.update(device.steady_device({**values, **out}))
     out.update(device.exposed_copy({**values, **out}))
     out.update(with_suggested_workers(values))
+    out.update(fetch_uncontended(values))
     out.update(batching.derive({**values, **out}))
     return out
 

@@ -37,7 +37,7 @@ def _waiting(ctx: PlanContext) -> bool:
 
 
 def _handoff_costlier(ctx: PlanContext) -> bool:
-    receive, fetch = ctx.facts.get("batch_receive_per_batch"), ctx.facts.get("fetch_per_batch")
+    receive, fetch = ctx.facts.get("batch_receive_per_batch"), ctx.facts.get("fetch_uncontended_per_batch")
     return isinstance(receive, float) and isinstance(fetch, float) and receive > fetch
 
 
