@@ -43,10 +43,13 @@ precision = hits / (hits + false positives), recall = hits / expected.
     python benchmarks/accuracy.py --set real_test4 --corpus /work/corpus-test4 --record  # the fourth one
     python benchmarks/accuracy.py --set real_test5 --corpus /work/corpus-test5 --record  # the fifth one
     python benchmarks/accuracy.py --set real_test6 --corpus /work/corpus-test6 --record  # the sixth one
+    python benchmarks/accuracy.py --set real_test7 --corpus /work/corpus-test7 --record  # the seventh one
 
 For real scripts a verdict is **right** when it is the expert's, and
 **acceptable** when it is one the expert wrote down beforehand as also
-defensible; both rates are printed.
+defensible; both rates are printed. From test set 7 on the experts also name the
+biggest lever (``first_fix_verdict``: the category of the change that trains the
+most samples per second), and a last line says how often the verdict is that one.
 
 Exit status 0 even when accuracy is imperfect, unless --min-recall is given.
 """
@@ -86,8 +89,10 @@ REAL_TEST3_DIR = ROOT / "tests" / "data" / "runs" / "real_test3"
 REAL_TEST4_DIR = ROOT / "tests" / "data" / "runs" / "real_test4"
 REAL_TEST5_DIR = ROOT / "tests" / "data" / "runs" / "real_test5"
 REAL_TEST6_DIR = ROOT / "tests" / "data" / "runs" / "real_test6"
+REAL_TEST7_DIR = ROOT / "tests" / "data" / "runs" / "real_test7"
 REAL_SETS = {"real": REAL_DIR, "real_test": REAL_TEST_DIR, "real_test2": REAL_TEST2_DIR, "real_test3": REAL_TEST3_DIR,
-             "real_test4": REAL_TEST4_DIR, "real_test5": REAL_TEST5_DIR, "real_test6": REAL_TEST6_DIR}
+             "real_test4": REAL_TEST4_DIR, "real_test5": REAL_TEST5_DIR, "real_test6": REAL_TEST6_DIR,
+             "real_test7": REAL_TEST7_DIR}
 TRACES_DIR = ROOT / "tests" / "data" / "traces"
 ON_TRACES = "validated on recorded GPU traces"
 GPU_RECORD = ROOT / "tests" / "data" / "gpu" / "accuracy.json"
@@ -116,6 +121,7 @@ class Sample:
     acceptable: tuple[str, ...] = ()  # real scripts: verdicts the expert also called defensible
     source: str = ""  # real scripts: "owner/repo path@commit"
     fix_lines: tuple = ()  # real scripts: the expert's fix_location as (file, cell or None, first, last) lines
+    first_fix: str = ""  # real scripts from test set 7 on: the category of the expert's biggest lever
 
 
 @dataclass
@@ -214,7 +220,8 @@ def load_real(directory: Path = REAL_DIR) -> list[Sample]:
             allow={"cpu": list(expert.get("allowed_findings", []))}, clean=False, ci=False, args=(),
             acceptable=tuple(expert.get("acceptable_verdicts", [])),
             source=f"{data.get('source', '')} {data.get('path', '')}@{str(data.get('commit', ''))[:7]}",
-            fix_lines=parse_fix_location(expert.get("fix_location", ""))))
+            fix_lines=parse_fix_location(expert.get("fix_location", "")),
+            first_fix=str(expert.get("first_fix_verdict", ""))))
     return out
 
 
@@ -598,8 +605,22 @@ def render_real(results: list[Result], markdown: bool, machine: str) -> str:
     text = _table_and_totals(results, rows, REAL_HEADERS, "Real scripts", markdown, title)
     located = [r for r in results if r.sample.fix_lines and r.changes_at]
     hit = [r for r in located if _points_at_fix(r)]
-    return text + (f"\nFix lines: {len(hit)} of {len(located)} scripts with an expert's line and a finding that "
-                   f"names one have a finding at the expert's line.")
+    text += (f"\nFix lines: {len(hit)} of {len(located)} scripts with an expert's line and a finding that "
+             f"names one have a finding at the expert's line.")
+    return text + _first_fix_line(results)
+
+
+def _first_fix_line(results: list[Result]) -> str:
+    """From test set 7 on, experts also named the biggest lever (the fix that trains the most samples per
+    second) and its category, beside the largest share: trainprobe's headline names its first fix."""
+    judged = [r for r in results if r.sample.first_fix and r.verdict_ok is not None]
+    if not judged:
+        return ""
+    same = [r for r in judged if r.verdict == r.sample.first_fix]
+    names = ", ".join(f"{r.sample.name} (expert {r.sample.first_fix}, found {r.verdict})"
+                      for r in judged if r not in same)
+    return (f"\nFirst fix: the verdict is the category of the expert's biggest lever on {len(same)} of "
+            f"{len(judged)} scripts ({_pct(len(same) / len(judged))})" + (f"; not on {names}." if names else "."))
 
 
 def _points_at_fix(r: Result) -> list[str]:
