@@ -57,6 +57,24 @@ def test_a_script_that_ends_before_the_windows_is_run_again_with_fitted_windows(
 
 
 @pytest.mark.slow
+def test_a_script_that_will_not_run_twice_keeps_its_first_run(tmp_path):
+    """A script that refuses an output folder left by an earlier run (hysts' image classification in
+    test set 7 raises 'Output directory `out` already exists') fails its second, fitted run before a
+    step: the first run's record, report and verdict stand, with a note that says why, and the second
+    run's files are kept apart. Before, the report was of the failed second run: no step, no verdict."""
+    out, made = tmp_path / "out", tmp_path / "results"
+    proc, record = diagnose(out, str(SCRIPTS / "loop.py"), "--epochs", "1", "--output-dir", str(made))
+    assert proc.returncode == 0, proc.stderr
+    assert record.outcome.status == "completed" and len(record.steps) >= 30, record.outcome
+    assert any("second run with windows fitted to those steps ended before measuring more: RuntimeError: "
+               "Output directory" in note and "this report is from the first run" in note
+               for note in record.notes), record.notes
+    assert RunRecord.load(out / "second-run" / "run.json").outcome.status == "failed"
+    assert not (out / "first-run").exists() and (out / "report.html").exists()
+    assert Diagnosis.load(out / "diagnosis.json").verdict.category != "unknown"
+
+
+@pytest.mark.slow
 def test_a_gan_of_five_iterations_is_run_again_and_judged_from_its_few_steps(tmp_path):
     """Five iterations of two optimizers end while trainprobe is still warming up: no step is 'missing'
     (the old headline said the script never called backward()); the second run, fitted to five steps,

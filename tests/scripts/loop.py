@@ -3,7 +3,8 @@
 --epochs N, --workers N, --context fork|spawn, --ending {none,crash,kill,hang,os_exit},
 --at STEP (when the ending happens), --swallow (bare except around each step),
 --finally-file PATH (written in a finally block: proves a clean stop ran it),
---anomaly (autograd anomaly detection on).
+--anomaly (autograd anomaly detection on), --output-dir DIR (made at the start; the script refuses
+to run when it exists already, as many training scripts do to keep a run's results).
 """
 import argparse
 import os
@@ -34,7 +35,12 @@ def main():
     p.add_argument("--finally-file")
     p.add_argument("--step-sleep", type=float, default=0.0)
     p.add_argument("--anomaly", action="store_true")
+    p.add_argument("--output-dir")
     args = p.parse_args()
+    if args.output_dir:
+        if os.path.exists(args.output_dir):
+            raise RuntimeError("Output directory %s already exists" % args.output_dir)
+        os.makedirs(args.output_dir)
     if args.anomaly:
         torch.autograd.set_detect_anomaly(True)
     loader = DataLoader(Squares(), batch_size=16, num_workers=args.workers,

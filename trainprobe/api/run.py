@@ -196,7 +196,7 @@ def _run_again(target: Sequence[str], options, plan: WindowPlan, first, progress
     windows fitted to the steps it made (at most the script's own length again), and say so in the
     record."""
     from ..probe.launch import run_probe
-    from ..probe.refit import FIRST_RUN, all_warmup, set_aside
+    from ..probe.refit import FIRST_RUN, all_warmup, second_run_lost, set_aside
 
     steps = sum(1 for s in first.record.steps if not s.validation)
     before = "while trainprobe was still warming up" if all_warmup(first.record) else \
@@ -205,6 +205,11 @@ def _run_again(target: Sequence[str], options, plan: WindowPlan, first, progress
              f"{steps} steps")
     set_aside(Path(options.out_dir))
     second = run_probe(target, replace(options, plan=plan), progress)
+    if second_run_lost(first.record, second.record):
+        progress(f"the second run ended before measuring more ({_ending(second.record)}); the report is from "
+                 f"the first run")
+        return _first_stands(first, second.record, Path(options.out_dir), f"the script ended after {steps} "
+                             f"steps, {before}")
     windows = ", ".join(f"{name} {count if on else 'none'}" for name, on, count in (
         ("torch.profiler", plan.profiler, plan.profile_min_steps),
         ("cProfile", plan.cprofile, plan.cprofile_min_steps)))
@@ -218,6 +223,28 @@ def _run_again(target: Sequence[str], options, plan: WindowPlan, first, progress
     record = replace(second.record, notes=(note,) + earlier + second.record.notes)
     write_record(record, second.record_path)  # if not, the note is lost from run.json, not from the report
     return replace(second, record=record)
+
+
+def _ending(record: RunRecord) -> str:
+    how = record.outcome
+    return f"{how.exception_type}: {how.exception_message}" if how.exception_type else how.reason
+
+
+def _first_stands(first, second: RunRecord, out_dir: Path, ended: str):
+    """The second run ended by an error before the steps the first made (a script that refuses the
+    output folder its first run left): the first run's record and files stand, with a note that says
+    why; the second run's files go to second-run/."""
+    from ..probe.refit import SECOND_RUN, put_back
+
+    path = put_back(out_dir)
+    note = (f"{ended}; a second run with windows fitted to those steps ended before measuring more: "
+            f"{_ending(second)} "
+            f"(its files are in {SECOND_RUN}/). A script that will not run twice in one folder ends so: this "
+            f"report is from the first run, without the profiles the second was to add")
+    record = replace(first.record, notes=(note,) + first.record.notes)
+    lost = write_record(record, path)
+    return replace(first, record=record, record_path=path,
+                   problems=tuple(first.problems) + ((lost,) if lost else ()))
 
 
 def trace(paths: Sequence[str | os.PathLike], out_dir: Optional[Path] = None,

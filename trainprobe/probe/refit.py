@@ -15,6 +15,11 @@ still give a verdict: one warm-up step, at least ``FEWEST_STEPS`` steady steps,
 then, as far as the steps allow, a one-step torch.profiler window, one counting
 step, and a one-step cProfile window (facts/window.py says when so few steps
 are enough to judge from).
+
+A script may not run twice in one place: hysts' image classification (test set
+7) refuses the output folder its first run made. A second run that ends so,
+before the first run's steps, measured less than the first: the first stands
+(``second_run_lost``, ``put_back``).
 """
 
 from __future__ import annotations
@@ -28,9 +33,11 @@ from ..facts.window import FEWEST_STEPS, MIN_STEADY_STEPS
 from ..record import PHASE_WARMUP, RunRecord
 from .config import WindowPlan
 
-__all__ = ["windows_missed", "all_warmup", "fitted_plan", "refit", "set_aside", "FIRST_RUN", "MIN_STEPS_TO_FIT"]
+__all__ = ["windows_missed", "all_warmup", "fitted_plan", "refit", "set_aside", "second_run_lost", "put_back",
+           "FIRST_RUN", "SECOND_RUN", "MIN_STEPS_TO_FIT"]
 
 FIRST_RUN = "first-run"  # where the first run's files go, beside the second's
+SECOND_RUN = "second-run"  # where a second run that measured less goes, when the first run's files come back
 MIN_STEPS_TO_FIT = MIN_STEADY_STEPS + 5  # a warm-up step, the steady window, 2 + 2 profiled steps
 
 
@@ -109,12 +116,31 @@ def refit(record: RunRecord, plan: WindowPlan) -> Optional[WindowPlan]:
     return fitted
 
 
-def set_aside(out_dir: Path) -> Path:
-    """Move the first run's files into ``out_dir/first-run`` so the second run starts clean."""
-    target = out_dir / FIRST_RUN
+def second_run_lost(first: RunRecord, second: RunRecord) -> bool:
+    """The second run ended by an error (or was ended) before making the steps the first one made: a
+    script that will not run twice in one place (one that refuses an output folder the first run
+    left, a lock file, a port still held) gives no second measurement, and the first run stands."""
+    ended_well = second.outcome.status in ("completed", "stopped")
+    return not ended_well and _training_steps(second) < _training_steps(first)
+
+
+def set_aside(out_dir: Path, name: str = FIRST_RUN) -> Path:
+    """Move the run's files in ``out_dir`` into ``out_dir/name`` (first-run, so that the second run
+    starts clean)."""
+    target = out_dir / name
     target.mkdir(exist_ok=True)
     for item in list(out_dir.iterdir()):
-        if item.name != FIRST_RUN:
+        if item.name not in (FIRST_RUN, SECOND_RUN):
             shutil.move(str(item), str(target / item.name))
     return target
+
+
+def put_back(out_dir: Path) -> Path:
+    """The second run's files into ``out_dir/second-run``, and the first run's back where they were."""
+    set_aside(out_dir, SECOND_RUN)
+    first = out_dir / FIRST_RUN
+    for item in list(first.iterdir()):
+        shutil.move(str(item), str(out_dir / item.name))
+    first.rmdir()
+    return out_dir / "run.json"
 
