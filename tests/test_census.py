@@ -37,6 +37,7 @@ def _close(counted: float, analytic: float, tolerance: float = 0.05) -> bool:
     return abs(counted - analytic) <= tolerance * analytic
 
 
+@pytest.mark.slow  # over a second: the quick loop stays under its minute
 @pytest.mark.parametrize("case", flop_accuracy.CASES, ids=lambda c: c.name.split(" ")[0])
 def test_the_flop_count_matches_the_analytic_count(case):
     """An MLP, a convnet, an attention block and an embedding + LSTM: within 5%, forward and all."""

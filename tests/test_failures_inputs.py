@@ -126,6 +126,7 @@ def test_a_rule_cannot_take_the_tools_time_or_memory(tmp_path, capsys):
     assert f"{rules / 'rep.toml'}:8:" in out and "at most 1,000,000 items" in out
 
 
+@pytest.mark.slow  # over a second: the quick loop stays under its minute
 def test_an_ascii_terminal_gets_output_not_a_traceback(tmp_path):
     import os
     import subprocess

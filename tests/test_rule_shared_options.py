@@ -52,6 +52,7 @@ def test_both_input_rules_read_the_set_and_neither_copies_it():
         assert all(f"`{name}`" in docs for name in SHARED), f"{rule_id}: a shared option is undocumented"
 
 
+@pytest.mark.slow  # over a second: the quick loop stays under its minute
 def test_a_user_set_moves_both_rules_together(tmp_path):
     """A --rules folder's shared/input-waiting.toml replaces the built-in set for both rules: here
     one that no batch-making can meet, so neither rule fires on the records that trigger it."""

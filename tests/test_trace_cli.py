@@ -23,6 +23,7 @@ def _run(capsys, *args):
     return code, out.out, out.err
 
 
+@pytest.mark.slow  # over a second: the quick loop stays under its minute
 def test_a_trace_gets_a_record_a_report_and_the_json_summary(tmp_path, capsys):
     code, out, err = _run(capsys, WORKERS0, "-o", tmp_path / "r", "--json")
     assert code == 0, err
