@@ -43,7 +43,7 @@ precision = hits / (hits + false positives), recall = hits / expected.
     python benchmarks/accuracy.py --set real_test4 --corpus /work/corpus-test4 --record  # the fourth one
     python benchmarks/accuracy.py --set real_test5 --corpus /work/corpus-test5 --record  # the fifth one
     python benchmarks/accuracy.py --set real_test6 --corpus /work/corpus-test6 --record  # the sixth one
-    python benchmarks/accuracy.py --set real_test7 --corpus /work/corpus-test7 --record  # the seventh one
+    python benchmarks/accuracy.py --set real_test7 --corpus /work/corpus-test7-run --record  # the seventh one
 
 For real scripts a verdict is **right** when it is the expert's, and
 **acceptable** when it is one the expert wrote down beforehand as also

@@ -238,9 +238,9 @@ def _first_stands(first, second: RunRecord, out_dir: Path, ended: str):
 
     path = put_back(out_dir)
     note = (f"{ended}; a second run with windows fitted to those steps ended before measuring more: "
-            f"{_ending(second)} "
-            f"(its files are in {SECOND_RUN}/). A script that will not run twice in one folder ends so: this "
-            f"report is from the first run, without the profiles the second was to add")
+            f"{_ending(second)} (its files are in {SECOND_RUN}/); this report is from the first run, without the "
+            f"profiles the second was to add (a script that will not run twice in one folder, one that refuses "
+            f"the output folder its first run made, ends so)")
     record = replace(first.record, notes=(note,) + first.record.notes)
     lost = write_record(record, path)
     return replace(first, record=record, record_path=path,

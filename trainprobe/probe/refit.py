@@ -143,4 +143,3 @@ def put_back(out_dir: Path) -> Path:
         shutil.move(str(item), str(out_dir / item.name))
     first.rmdir()
     return out_dir / "run.json"
-
