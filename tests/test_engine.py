@@ -167,6 +167,9 @@ def test_toml_errors_name_file_and_line(tmp_path):
     (("condition = \"step_time_median > opt.max_step\"", "condition = \"step_tme > 1\""),
      "condition", "unknown name: step_tme"),
     (("advice = \"Do less.\"", "advice = \"{{ oops \""), "advice", "bad template"),
+    # Texts are compiled when first rendered: what compiling checks is checked when the rule loads.
+    (("advice = \"Do less.\"", "advice = \"{% if step_time %}{{ step_time|sceonds }}{% endif %}\""), "advice",
+     "No filter named 'sceonds'"),
     (("fix = \"f\"", "fix = \"\""), "fix", "docs section 'fix' is missing or empty"),
     (("id = \"bad-rule\"", "id = \"other-id\""), "id", "does not match the file name"),
     (("name = \"A test rule\"", "nmae = \"A test rule\""), "nmae", "unknown key 'nmae'"),
@@ -531,3 +534,26 @@ def test_a_gain_states_its_base_and_its_interval_over_resamples():
     assert gain.base == pytest.approx(result.fact_values()["step_time"])
     assert gain.low is not None and gain.low < gain.seconds_per_step < gain.high
     assert f"mean step; 95% interval" in gain.text
+
+
+def test_each_text_reads_the_names_jinjas_own_analysis_finds():
+    """A text's names (the context it is given, and what the load-time check sees) are read from its parse
+    tree without Jinja's code generator, which made loading the catalog take most of a second: for every
+    text and expression of the catalog they are the names Jinja's analysis finds."""
+    from jinja2.meta import find_undeclared_variables
+
+    from trainprobe.engine.expr import ENV
+
+    rules, errors = load_rules([])
+    assert errors == [] and rules
+    texts = []
+    for rule in rules:
+        texts += [rule.condition, rule.gain, rule.gain_base] + [e for _, e in rule.severity_when]
+        texts += [getattr(rule, key) for key in ("title", "message", "advice", "snippet", "changes", "fix_id")]
+        for variant in rule.variants:
+            texts += [getattr(variant, key, None) for key in ("advice", "snippet", "changes", "when")]
+    texts = [t for t in texts if t is not None]
+    assert len(texts) > 500
+    for text in texts:
+        source = text.source if hasattr(text, "render") else "{{ " + text.source + " }}"
+        assert set(text.names) == find_undeclared_variables(ENV.parse(source)), text.source
