@@ -100,6 +100,7 @@ def _derived(values: dict[str, object]) -> dict[str, object]:
         values.get("num_workers"), values.get("prefetch_factor"),
         values.get("data_wait_stall_p90"), values.get("step_time"))}
     out["loop_python_share"] = _loop_python_share(values)
+    out.update(parts.removable({**values, **out}))
     out.update(compute.achieved(values))
     out.update(device.steady_device({**values, **out}))
     out.update(device.exposed_copy({**values, **out}))

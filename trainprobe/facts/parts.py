@@ -16,7 +16,7 @@ from ..record import RunRecord, TimePart
 from .code import where
 from .input import training_loader
 
-__all__ = ["FAMILY", "FACTS", "compute"]
+__all__ = ["FAMILY", "FACTS", "compute", "removable"]
 
 FAMILY = "parts"
 
@@ -46,6 +46,10 @@ FACTS = {
                              "training step such as Pyro's svi.step, gpytorch's model call) and the optimizer's "
                              "zero_grad(); no change to the loop removes it (bookkeeping libraries such as a "
                              "progress bar or a logger run no ops, and are the loop's to change)."),
+    "loop_removable_share": ("share", "The share of the step in the loop's own Python that the loop's code or "
+                             "a framework's settings can remove: loop_python_share less the framework's fixed "
+                             "code (loop_framework_share beyond loop_framework_settable_share) and torch's and "
+                             "libraries' per-step machinery (loop_machinery_share), each a share of that Python."),
     "loop_framework_parts": ("text", "The framework's largest areas with their shares of the loop's own Python "
                              "time: 'hooks 31%, logging (self.log) 26%'."),
     "input_busiest": ("text", "With num_workers=0: what making the batches in the main process spent the most "
@@ -121,6 +125,20 @@ def _loop_facts(record: RunRecord) -> dict[str, object]:
         out["loop_framework_settable_share"] = sum(share for area, share in areas if area in SETTABLE_AREAS)
         out["loop_framework_parts"] = _share_text([a for a in areas if a[1] >= _SHOWN_SHARE])
     return out
+
+
+def removable(values: dict[str, object]) -> dict[str, object]:
+    """loop_removable_share, from loop_python_share (a fact that combines families) and this family's
+    shares of that Python: what host-overhead-in-loop's gain and severity are about."""
+    python = values.get("loop_python_share")
+    if not isinstance(python, (int, float)):
+        return {"loop_removable_share": None}
+    fixed = 0.0
+    if isinstance(values.get("loop_framework_settable_share"), (int, float)):
+        fixed = values["loop_framework_share"] - values["loop_framework_settable_share"]  # type: ignore[operator]
+    machinery = values.get("loop_machinery_share")
+    machinery = machinery if isinstance(machinery, (int, float)) else 0.0
+    return {"loop_removable_share": python * max(0.0, 1.0 - fixed - machinery)}
 
 
 def _machinery(part: TimePart) -> bool:
