@@ -226,8 +226,9 @@ def _run_again(target: Sequence[str], options, plan: WindowPlan, first, progress
 
 
 def _ending(record: RunRecord) -> str:
-    how = record.outcome
-    return f"{how.exception_type}: {how.exception_message}" if how.exception_type else how.reason
+    from ..report.sections import exception_text
+
+    return exception_text(record.outcome) or record.outcome.reason
 
 
 def _first_stands(first, second: RunRecord, out_dir: Path, ended: str):

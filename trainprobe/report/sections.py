@@ -24,7 +24,7 @@ from .. import display, vocabulary
 __all__ = [
     "PHASES", "STATUS_TEXT", "CATEGORY_TEXT",
     "header_section", "outcome_section", "verdict_section", "breakdown_section",
-    "findings_section", "gpu_unavailable_reason", "bare_reason",
+    "findings_section", "gpu_unavailable_reason", "bare_reason", "exception_text",
 ]
 
 # Step phases in display order: (field, label, colour), as the vocabulary names and colours them.
@@ -94,12 +94,17 @@ def header_section(record: RunRecord) -> dict[str, Any]:
     }
 
 
+def exception_text(outcome) -> Optional[str]:
+    """"RuntimeError: what it said" (the type alone when it said nothing); None without an exception."""
+    if not outcome.exception_type:
+        return None
+    return outcome.exception_type + (f": {outcome.exception_message}" if outcome.exception_message else "")
+
+
 def outcome_section(record: RunRecord) -> dict[str, Any]:
     o = record.outcome
     text, css = STATUS_TEXT.get(o.status, (o.status, "warn"))
-    exception = None
-    if o.exception_type:
-        exception = o.exception_type + (f": {o.exception_message}" if o.exception_message else "")
+    exception = exception_text(o)
     return {
         "status": o.status,
         "text": text,

@@ -12,7 +12,7 @@ from typing import Optional
 from ..findings import Diagnosis
 from ..record import RunRecord
 from .. import display
-from .sections import CATEGORY_TEXT, STATUS_TEXT, verdict_section
+from .sections import CATEGORY_TEXT, STATUS_TEXT, exception_text, verdict_section
 
 __all__ = ["terminal_summary"]
 
@@ -39,8 +39,8 @@ def terminal_summary(record: RunRecord, diagnosis: Diagnosis, report_path: Optio
         text = STATUS_TEXT.get(outcome.status, (outcome.status, ""))[0]
         code = f" (exit code {outcome.exit_code})" if outcome.exit_code is not None else ""
         lines.append(paint(f"The run {text}{code}.", "bold", "red"))
-        if outcome.exception_type:
-            exc = outcome.exception_type + (f": {outcome.exception_message}" if outcome.exception_message else "")
+        exc = exception_text(outcome)
+        if exc:
             lines.append("  " + _one_line(exc, 160))
     label = CATEGORY_TEXT.get(v.category, v.category)
     lines.append(f"{paint(label, 'bold', 'cyan')}: {v.headline}")
