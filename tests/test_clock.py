@@ -221,6 +221,27 @@ def test_an_inference_loop_is_a_step_per_batch():
     assert [s["boundary"] for s in steps(events)] == ["batch"] * 3
 
 
+def test_bare_batches_are_steps_only_in_a_second_run_that_asks_for_them():
+    """A hand-written update on bare tensors (omarsar's logistic regression, test set 7): each iteration
+    fetches a training and a validation batch, and nothing else the hooks see marks it. A first run
+    makes no step (a data-statistics pass before training must not use up the windows); the second run
+    (WindowPlan.steps_by_batches) ends a step at the next batch of the loader that began it."""
+    def iterate(loop):
+        for _ in range(4):
+            loop.fetch("train", wait=0.3); loop.fetch("val", wait=0.05); loop.other(0.02)
+        loop.fetch("train")
+
+    clock, time, events, _ = make()
+    iterate(Loop(clock, time))
+    assert steps(events) == [] and clock.unit is None
+    clock, time, events, _ = make(replace(NO_STOP, steps_by_batches=True))
+    iterate(Loop(clock, time))
+    got = steps(events)
+    assert clock.unit == "loader" and [s["boundary"] for s in got] == ["loader"] * 4
+    assert all(s["batches"] == 2 and s["data_wait"] == pytest.approx(0.35) for s in got)
+    assert got[-1]["duration"] == pytest.approx(0.37)
+
+
 def test_validation_between_epochs_is_its_own_step_and_training_resumes_cleanly():
     clock, time, events, _ = make()
     loop = Loop(clock, time)

@@ -5,14 +5,19 @@ profile and a Python profile, and a run of 4 steps or more gets a verdict when i
 
 from __future__ import annotations
 
+from dataclasses import replace
+from pathlib import Path
+
 import pytest
 
 from probe_helpers import SCRIPTS, diagnose
 from trainprobe.facts.window import FEWEST_STEPS, MIN_STEADY_STEPS
 from trainprobe.findings import Diagnosis
 from trainprobe.probe.config import WindowPlan
-from trainprobe.probe.refit import fitted_plan
+from trainprobe.probe.refit import batches_only, fitted_plan, refit
 from trainprobe.record import RunRecord
+
+DATA = Path(__file__).parent / "data" / "runs"
 
 
 @pytest.mark.parametrize("steps", [20, 32, 50, 300])
@@ -110,3 +115,38 @@ def test_a_speed_test_of_four_slow_batches_gets_a_verdict(tmp_path):
     assert verdict.category == "compute", verdict.headline
     assert verdict.breakdown["compute"] > 0.8
     assert "Judged from a short run: 3 measured, 1 of them a warm-up step after the first" in verdict.headline
+
+
+def test_a_run_without_a_step_but_with_batches_is_run_again_taking_batches_as_steps():
+    """The recorded first run of omarsar's logistic regression (test set 7, seen): torch.mm and a
+    hand-written gradient, so no backward(), optimizer step or module forward, and no step; but it fetched
+    100 batches from each of its two loaders. Its iterations are long (0.48 s), so the default windows
+    fit a second run that takes batches as steps. A run that made steps is never run again so."""
+    first = RunRecord.load(DATA / "real_test7" / "t7_omarsar_logreg_hymenoptera.cpu.run.json")
+    assert batches_only(first) == 100
+    again = refit(first, WindowPlan())
+    assert again == replace(WindowPlan(), steps_by_batches=True)
+    quick = replace(first, outcome=replace(first.outcome, duration=2.0))  # 20 ms a batch: windows fitted to 100
+    assert refit(quick, WindowPlan()) == replace(fitted_plan(WindowPlan(), 100), steps_by_batches=True)
+    trained = RunRecord.load(DATA / "real_test7" / "t7_gat_cora.cpu.run.json")
+    assert batches_only(trained) is None and refit(trained, WindowPlan()) is None
+
+
+@pytest.mark.slow
+def test_a_hand_written_update_on_bare_tensors_gets_steps_from_its_batches(tmp_path):
+    """No backward(), optimizer or nn.Module: before, "never called backward() or optimizer.step()" and no
+    verdict. The second run's steps are its iterations, from one training batch to the next, with the
+    validation batch in between, and making the batches is most of each."""
+    out = tmp_path / "out"
+    proc, record = diagnose(out, str(SCRIPTS / "handgrad_loader.py"))
+    assert proc.returncode == 0, proc.stderr
+    assert RunRecord.load(out / "first-run" / "run.json").steps == ()
+    training = [s for s in record.steps if not s.validation]
+    assert len(training) >= 20 and all(s.boundary == "loader" and s.batches == 2 for s in training)
+    assert record.settings.step_boundary == "loader"
+    assert any("this second run takes each batch of the DataLoader that begins an iteration" in n
+               for n in record.notes), record.notes
+    verdict = Diagnosis.load(out / "diagnosis.json").verdict
+    assert verdict.category == "input", verdict.headline
+    assert verdict.primary_finding == "dataloader-whole-set-remade-each-step", verdict.headline
+    assert "never called backward" not in verdict.headline

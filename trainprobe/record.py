@@ -303,7 +303,7 @@ class Settings(JsonMixin):
     torch_threads: Optional[int] = None
     backward_calls: int = 0
     optimizer_steps: int = 0
-    step_boundary: str = "none"  # how steps were delimited: fetch | optimizer | backward | batch | none
+    step_boundary: str = "none"  # how steps were delimited: fetch | optimizer | backward | batch | loader | none
     grad_accumulation: Optional[float] = None  # backward calls per optimizer step
     env_flags: dict[str, str] = field(default_factory=dict)  # relevant environment variables
     framework: Optional[FrameworkInfo] = None  # None: no step seen yet, or a record made before it was read
@@ -337,7 +337,7 @@ class Step(JsonMixin):
     other: float = 0.0
     probe: float = 0.0  # time spent inside trainprobe's own hooks, already excluded
     phase: str = PHASE_WARMUP
-    boundary: str = "optimizer"  # fetch | optimizer | backward | batch
+    boundary: str = "optimizer"  # fetch | optimizer | backward | batch | loader (probe/clock.py)
     batches: int = 0
     samples: Optional[int] = None  # batch size seen (first dim of the batch)
     epoch_start: bool = False  # a DataLoader iterator was created in this step

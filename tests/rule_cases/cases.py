@@ -149,6 +149,14 @@ def _restart(persistent: bool) -> RunRecord:
     return with_steps(rec, epoch_every=6, epoch_wait=wait)
 
 
+def _whole_set(batches: int) -> RunRecord:
+    """A loader whose one batch is the whole dataset, taken again for each of 100 steps, in the main process
+    (omarsar's logistic regression); the good record's dataset is two batches, read in epochs."""
+    rec = with_loader(cpu_record(), num_workers=0, prefetch_factor=None, persistent_workers=False,
+                      batch_size=162, dataset_len=162 * batches, iterations=100 // batches, batches=100)
+    return with_steps(rec, data_wait=0.08, other=0.002)
+
+
 def _pin(pin: bool) -> RunRecord:
     rec = with_loader(gpu_record(), pin_memory=pin)
     rec = with_blocking_copies(with_steps(rec, h2d=0.006, duration=0.0555), 0.006)
@@ -414,6 +422,7 @@ CASES: dict[str, RuleCase] = {
                                           "critical"),
     "dataloader-too-few-workers": RuleCase(lambda: _starved_gpu(0), _too_few_good, "critical"),
     "dataloader-pin-memory-off": RuleCase(lambda: _pin(False), lambda: _pin(True), "warning"),
+    "dataloader-whole-set-remade-each-step": RuleCase(lambda: _whole_set(1), lambda: _whole_set(2), "critical"),
     "dataloader-workers-restart-each-epoch": RuleCase(
         lambda: _restart(False), lambda: _restart(True), "warning"),
     "dataloader-prefetch-starved": RuleCase(

@@ -196,13 +196,20 @@ def _run_again(target: Sequence[str], options, plan: WindowPlan, first, progress
     windows fitted to the steps it made (at most the script's own length again), and say so in the
     record."""
     from ..probe.launch import run_probe
-    from ..probe.refit import FIRST_RUN, all_warmup, second_run_lost, set_aside
+    from ..probe.refit import FIRST_RUN, all_warmup, batches_only, second_run_lost, set_aside
 
     steps = sum(1 for s in first.record.steps if not s.validation)
     before = "while trainprobe was still warming up" if all_warmup(first.record) else \
         "before trainprobe's profiling windows"
-    progress(f"the script ended after {steps} steps, {before}; running it once more with windows fitted to "
-             f"{steps} steps")
+    if plan.steps_by_batches:
+        steps = batches_only(first.record) or 0
+        before = ("without a step trainprobe could see (no backward(), optimizer.step() or nn.Module forward), "
+                  "after fetching DataLoader batches")
+        progress(f"the script ended {before}; running it once more, taking each DataLoader batch that begins an "
+                 f"iteration as a step")
+    else:
+        progress(f"the script ended after {steps} steps, {before}; running it once more with windows fitted to "
+                 f"{steps} steps")
     set_aside(Path(options.out_dir))
     second = run_probe(target, replace(options, plan=plan), progress)
     if second_run_lost(first.record, second.record):
@@ -214,9 +221,14 @@ def _run_again(target: Sequence[str], options, plan: WindowPlan, first, progress
         ("torch.profiler", plan.profiler, plan.profile_min_steps),
         ("cProfile", plan.cprofile, plan.cprofile_min_steps)))
     counting = f"counting {plan.census_steps}, " if plan.census else ""
-    note = (f"the script ended after {steps} steps in a first run, {before} (its record is {FIRST_RUN}/run.json); "
-            f"this is a second run with windows fitted to those steps: warm-up {plan.warmup_steps}, "
-            f"{counting}steady {plan.steps}, {windows}")
+    if plan.steps_by_batches:
+        note = (f"a first run ended {before} ({steps} or more from each loader that gave any; its record is "
+                f"{FIRST_RUN}/run.json); this second run takes each batch of the DataLoader that begins an "
+                f"iteration as the next step's start")
+    else:
+        note = (f"the script ended after {steps} steps in a first run, {before} (its record is "
+                f"{FIRST_RUN}/run.json); this is a second run with windows fitted to those steps: warm-up "
+                f"{plan.warmup_steps}, {counting}steady {plan.steps}, {windows}")
     # What the first run saw that the second did not (how the script ended by itself: the second run is
     # stopped by trainprobe once its windows are done) stays in the record.
     earlier = tuple(f"in the first run, {n}" for n in first.record.notes if n not in second.record.notes)

@@ -97,7 +97,10 @@ def training_loader(record: RunRecord) -> Optional[LoaderSettings]:
     used = [d for d in loaders if d.used_in_training]
     if used:
         return used[0]
-    if not any(s.batches for s in record.steps if not s.validation and not s.epoch_start):
+    training = [s for s in record.steps if not s.validation]
+    # Steps inside an epoch tell; when every step starts one (epochs of one batch), all of them do.
+    inner = [s for s in training if not s.epoch_start] or training
+    if not any(s.batches for s in inner):
         return None
     return max(loaders, key=lambda d: d.batches, default=None)
 

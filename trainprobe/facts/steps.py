@@ -39,7 +39,8 @@ FACTS = {
     "partial_batch_steps": ("count", "Steps left out of the window because their batch was smaller "
                             "than the usual one (an epoch's last batch)."),
     "step_unit": ("text", "How iterations were told apart: fetch (a DataLoader batch each), optimizer "
-                  "(batches made by hand), backward (no optimizer either) or batch (no backward)."),
+                  "(batches made by hand), backward (no optimizer either), batch (no backward) or loader (nothing "
+                  "but DataLoader batches: each batch of the loader that began an iteration begins the next)."),
     "batches_per_step": ("count", "Median DataLoader batches per steady step."),
     "updates_per_step": ("count", "Median optimizer steps per steady step (2 for a GAN's two optimizers)."),
     "grad_accumulation": ("x", "Micro-batches per optimizer update (batches in a step that updates); "

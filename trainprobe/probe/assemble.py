@@ -310,4 +310,8 @@ def _unit_note(unit: Optional[str], settings: Optional[Settings]) -> Optional[st
                 "their backward() calls")
     if unit == "batch":
         return "no backward() was seen, so each DataLoader batch is a step (an inference loop?)"
+    if unit == "loader":
+        return ("no backward(), optimizer.step() or nn.Module forward was seen (an update written by hand on bare "
+                "tensors?), so an iteration runs from one batch of the DataLoader it begins with to the next; "
+                "batches of other loaders in between are part of it")
     return None

@@ -21,6 +21,10 @@ user's help. How (``unit``) is decided at the first optimizer step:
 * ``backward``: no DataLoader and no optimizer: a step ends where the next
   training forward starts after a backward.
 * ``batch``: before any backward (an inference loop), each fetch ends a step.
+* ``loader``: only in a second run of a script whose first run made no step
+  (no backward, optimizer step or module forward: an update on bare
+  tensors, ``WindowPlan.steps_by_batches``): the next batch of the loader
+  that began the step ends it; other loaders' batches in between are part of it.
 
 Backward calls inside ``optimizer.step()`` (closure-based optimizers such
 as LBFGS, or frameworks that run the whole training step in a closure) are
@@ -144,7 +148,7 @@ class StepClock:
         self._on_window = on_window
         self._on_stop_swallowed = on_stop_swallowed
         self.now = now
-        self.unit: Optional[str] = None  # how steps end: fetch | optimizer | backward | batch (module docs)
+        self.unit: Optional[str] = None  # how steps end: fetch | optimizer | backward | batch | loader (module docs)
         # While torch.profiler runs: the phases as named ranges in its trace (see PhaseRanges).
         self.ranges: Optional["PhaseRanges"] = None
         self.window = PHASE_WARMUP
@@ -306,6 +310,12 @@ class StepClock:
                 elif not self._backwards:  # forwards without a backward: an inference loop
                     self.unit = "batch"
                     self._end_step("batch")
+        elif self._step_start is not None and self.plan.steps_by_batches and loader is self._loader and \
+                self.unit in (None, "loader"):
+            # Nothing but fetches so far (math on bare tensors the hooks cannot see): a second run of a
+            # script that made no step takes the next batch of the step's first loader as the boundary.
+            self.unit = "loader"
+            self._end_step("loader")
         if not self._batches:
             self._loader = loader  # the loader whose batch begins this step
         if self._epoch_pending:

@@ -49,6 +49,10 @@ class WindowPlan(JsonMixin):
     steps: Optional[int] = None  # exact number of steady steps, overrides steady_seconds
     profiler: bool = True
     cprofile: bool = True
+    # A second run of a script whose first run made no step: no backward(), no optimizer step and no
+    # nn.Module forward marked an iteration, yet it fetched DataLoader batches (a hand-written update on
+    # bare tensors). Each batch of the loader that began a step then begins the next (probe/refit.py).
+    steps_by_batches: bool = False
 
     @classmethod
     def from_options(cls, *, warmup_steps: int, steps: Optional[int], window: float, max_seconds: Optional[float],

@@ -16,6 +16,13 @@ then, as far as the steps allow, a one-step torch.profiler window, one counting
 step, and a one-step cProfile window (facts/window.py says when so few steps
 are enough to judge from).
 
+A script whose first run made no step at all, yet fetched DataLoader batches,
+trains by hand on bare tensors (omarsar's logistic regression, test set 7:
+``torch.mm`` and a hand-written gradient; no backward, optimizer or
+nn.Module). Nothing the hooks see marks its iterations, so the second run
+takes each batch of the loader that begins an iteration as the next one's
+start (``batches_only``, ``WindowPlan.steps_by_batches``).
+
 A script may not run twice in one place: hysts' image classification (test set
 7) refuses the output folder its first run made. A second run that ends so,
 before the first run's steps, measured less than the first: the first stands
@@ -33,7 +40,7 @@ from ..facts.window import FEWEST_STEPS, MIN_STEADY_STEPS
 from ..record import PHASE_WARMUP, RunRecord
 from .config import WindowPlan
 
-__all__ = ["windows_missed", "all_warmup", "fitted_plan", "refit", "set_aside", "second_run_lost", "put_back",
+__all__ = ["windows_missed", "all_warmup", "batches_only", "fitted_plan", "refit", "set_aside", "second_run_lost", "put_back",
            "FIRST_RUN", "SECOND_RUN", "MIN_STEPS_TO_FIT"]
 
 FIRST_RUN = "first-run"  # where the first run's files go, beside the second's
@@ -62,6 +69,29 @@ def all_warmup(record: RunRecord) -> bool:
     training = [s for s in record.steps if not s.validation]
     return record.outcome.status == "completed" and bool(training) and \
         all(s.phase == PHASE_WARMUP for s in training)
+
+
+def batches_only(record: RunRecord) -> Optional[int]:
+    """The script ran to its end without a step, a backward, an optimizer step or a module forward, but
+    fetched DataLoader batches: the fewest batches of a loader that gave some (the loader that begins
+    each iteration gives at least that many), else None."""
+    settings = record.settings
+    if record.outcome.status != "completed" or record.steps or settings is None or \
+            settings.backward_calls or settings.optimizer_steps or settings.models:
+        return None
+    batches = [d.batches for d in settings.dataloaders if d.batches]
+    return min(batches) if batches else None
+
+
+def _default_windows_fit(plan: WindowPlan, batches: int, seconds: float) -> bool:
+    """The default windows (sized by time; they end the run once done) fit ``batches`` iterations of a
+    run that took ``seconds``, with room to spare: a long run is then not made again whole."""
+    per_batch = seconds / batches  # an overestimate (the run's start and its code outside the loop count)
+    needed = plan.warmup_steps + (plan.census_steps if plan.census else 0) + \
+        max(plan.steady_min_steps, plan.steady_seconds / per_batch) + \
+        max(plan.profile_min_steps, plan.profile_seconds / per_batch) + \
+        max(plan.cprofile_min_steps, plan.cprofile_seconds / per_batch)
+    return 2 * needed < batches
 
 
 def fitted_plan(plan: WindowPlan, steps: int) -> Optional[WindowPlan]:
@@ -106,7 +136,12 @@ def _short_plan(plan: WindowPlan, steps: int) -> Optional[WindowPlan]:
 
 def refit(record: RunRecord, plan: WindowPlan) -> Optional[WindowPlan]:
     """The plan for a second run, when the first ended by itself before its windows or with only
-    warm-up steps, and its steps allow one that measures more than the first did."""
+    warm-up steps, and its steps allow one that measures more than the first did; or when it made no
+    step but fetched batches (``batches_only``)."""
+    batches = batches_only(record)
+    if batches is not None:
+        fitted = plan if _default_windows_fit(plan, batches, record.outcome.duration) else fitted_plan(plan, batches)
+        return None if fitted is None else dataclasses.replace(fitted, steps_by_batches=True)
     warmup_only = all_warmup(record)
     if not (warmup_only or windows_missed(record, plan)):
         return None
