@@ -147,3 +147,15 @@ def test_severity_and_order_agree_with_the_gains(kind, path):
     if leading and lowered:  # a finding made info by its small gain never promises more than a warning above it
         assert lowered[0].gain.seconds_per_step <= leading[-1].gain.seconds_per_step, \
             [(f.id, f.severity, f.gain.seconds_per_step) for f in timed]
+
+
+def test_a_small_fix_of_another_class_does_not_name_a_dominant_share():
+    """poutyne's MNIST (test set 3, seen): 31% of the step waits for data and no input rule fires; the only
+    warning, the training threads waiting for a core (host), recovers 9%. "Host-bound" named the small fix
+    over the dominant share; the expert's verdict is input. A fix that recovers a third of the dominant
+    share or more still names the verdict (engine/verdict.py _outweighed)."""
+    _, diagnosis = diagnosed(DATA / "runs" / "real_test3" / "t3_poutyne_mnist.cpu.run.json")
+    v = diagnosis.verdict
+    assert v.category == "input" and v.primary_finding is None, v.headline
+    assert "no rule found a specific cause" in v.headline
+    assert diagnosis.findings[0].id == "cpu-oversubscription"  # still the first finding below
