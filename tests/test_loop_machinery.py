@@ -73,3 +73,22 @@ def test_machinery_spread_over_several_calls_is_said_and_sizes_the_severity_too(
     assert host.severity == "warning"  # the removable part is under critical_share, not the whole Python
     assert "spread over" in host.message and "which no change to the loop removes" in host.message
     assert host.gain.seconds_per_step == pytest.approx(facts["loop_removable_share"] * facts["step_time"] * 0.7)
+
+
+@pytest.mark.parametrize("name, steps, every", [("t7_zeleni_gan_mnist", 1, 93), ("t7_ppo_pendulum", 3, 78)])
+def test_rare_heavy_steps_are_named_before_the_profiled_calls(name, steps, every):
+    """Zeleni9's GAN writes TensorBoard histograms every 100 steps (one steady step of 3.8 s against a
+    median of 26 ms: 61% of the steady time); PPO's rollout between updates makes one step in 78 last
+    1.8 s (76%). The short cProfile window held only ordinary steps, so the host finding named zero_grad()
+    and MultivariateNormal, not where most of the loop's time went. It now names the rare steps first."""
+    _record, diagnosis = recorded.diagnosed(recorded.RUNS_DIR / "real_test7" / f"{name}.cpu.run.json")
+    facts = diagnosis.fact_values()
+    assert facts["rare_heavy_steps"] == steps and round(facts["rare_heavy_every"]) == every
+    host = next(f for f in diagnosis.findings if f.id == "host-overhead-in-loop")
+    assert f"most of it in {steps} rare step" in host.title
+    assert f"about 1 in {every})" in host.message and "In the ordinary steps the profile holds:" in host.message
+
+
+def test_an_evenly_paced_loop_has_no_rare_heavy_steps():
+    _record, diagnosis = recorded.diagnosed(recorded.RUNS_DIR / "real_test7" / "t7_gat_cora.cpu.run.json")
+    assert diagnosis.fact_values()["rare_heavy_steps"] == 0

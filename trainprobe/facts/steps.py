@@ -31,6 +31,15 @@ FACTS = {
                   "rate trainprobe reports."),
     "step_time_median": ("s", "Median duration of a steady training step (the typical step)."),
     "step_time_p90": ("s", "90th percentile of the steady step duration."),
+    "rare_heavy_steps": ("count", "Steady steps that took more than 5x the median step, when they are rare (at "
+                         "most a fifth of the steps): work the loop does every so many steps (logging, "
+                         "checkpoints, an RL rollout between updates)."),
+    "rare_heavy_every": ("count", "Steady steps per rare heavy step (about how often one comes)."),
+    "rare_heavy_step_time": ("s", "Median duration of the rare heavy steps."),
+    "rare_heavy_share": ("share", "The rare heavy steps' time beyond a median step, over all steady time: what "
+                         "they add to the mean step."),
+    "rare_heavy_other_share": ("share", "Of that extra time, the share in the steps' other part (the loop's own "
+                               "code, outside data loading, the model's passes and the optimizer)."),
     "step_time_cv": ("ratio", "Coefficient of variation of steady step times (std/mean); "
                      "above ~0.3 the machine is noisy or the steps differ."),
     "steps_per_second": ("1/s", "Steady training steps per second (1 / step_time)."),
@@ -135,6 +144,30 @@ def _stall_facts(steps: tuple[Step, ...]) -> dict[str, object]:
     }
 
 
+_HEAVY = 5.0  # a step this many times the median is a heavy one...
+_RARE = 0.2  # ...and heavy steps are rare when at most this share of the steps
+
+
+def _rare_heavy_facts(steps: tuple[Step, ...]) -> dict[str, object]:
+    """Rare steps far slower than the rest: their extra time is in the mean step (every share's base), but
+    a short profile window of ordinary steps does not see what they do (test set 7: a GAN's TensorBoard
+    histograms every 100 steps, 61% of the steady time in one step of 93; PPO's rollouts between
+    updates, 76% in 3 steps of 234)."""
+    typical = median(s.duration for s in steps)
+    heavy = [s for s in steps if typical and s.duration > _HEAVY * typical]
+    if not heavy or len(heavy) > _RARE * len(steps):
+        return {"rare_heavy_steps": 0 if steps else None}
+    extra = sum(s.duration - typical for s in heavy)
+    median_other = median(s.other for s in steps) or 0.0
+    return {
+        "rare_heavy_steps": len(heavy),
+        "rare_heavy_every": len(steps) / len(heavy),
+        "rare_heavy_step_time": median(s.duration for s in heavy),
+        "rare_heavy_share": extra / sum(s.duration for s in steps),
+        "rare_heavy_other_share": min(1.0, sum(max(0.0, s.other - median_other) for s in heavy) / extra),
+    }
+
+
 def _epoch_facts(record: RunRecord) -> dict[str, object]:
     training = [s for s in record.steps if not s.validation]
     starts = [s for s in training if s.epoch_start]
@@ -194,6 +227,7 @@ def compute(record: RunRecord) -> dict[str, object]:
     out.update(_iteration_facts(record, steps))
     out.update(_warmup(record))
     out.update(_stall_facts(steps))
+    out.update(_rare_heavy_facts(steps))
     out.update(_epoch_facts(record))
     validation = [s for s in record.steps if s.validation]
     out["validation_steps"] = len(validation)
