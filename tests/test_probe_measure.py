@@ -113,6 +113,20 @@ def test_anomaly_modes_stack_capture_is_timed_apart_from_forward(tmp_path):
 
 
 @pytest.mark.slow
+def test_a_model_traced_by_torch_jit_before_training_runs_as_python_runs_it(tmp_path):
+    """weiaicunzai's CIFAR-100 training (test set 8) calls TensorBoard's add_graph, which traces the model
+    with torch.jit.trace and checks the trace by running it again: under the probe the two graphs
+    differed and the script failed with TracingCheckError before its first step. The hooks now stay
+    out of a jit trace as they stay out of Dynamo's."""
+    script = str(SCRIPTS / "jit_traced_first.py")
+    assert plain_python(script).returncode == 0
+    proc, record = diagnose(tmp_path / "out", *FAST, script)
+    assert proc.returncode == 0, proc.stderr
+    assert record.outcome.status in ("completed", "stopped"), record.outcome
+    assert sum(1 for s in record.steps if not s.validation) >= 10
+
+
+@pytest.mark.slow
 def test_a_compiled_model_and_optimizer_step_do_not_recompile_under_the_probe(tmp_path):
     """The hooks must stay out of Dynamo's graphs: traced, they would recompile every step."""
     script = str(SCRIPTS / "compiled.py")

@@ -28,7 +28,11 @@ Every hook returns at once while ``torch.compile`` traces, or Dynamo would
 trace our Python state and recompile every step. Asking
 (``torch.compiler.is_compiling``) costs two Python calls, so the hooks ask
 only once the script has called ``torch.compile``, ``Module.compile`` or
-``torch.export.export``, the public ways into Dynamo.
+``torch.export.export``, the public ways into Dynamo. The same holds while
+``torch.jit.trace`` runs the model (TensorBoard's ``add_graph`` does): it runs
+it twice and compares the graphs, and our hooks' work in the first run made
+them differ, so the script failed with TracingCheckError where python ran it
+(weiaicunzai's CIFAR-100 SqueezeNet, test set 8).
 """
 
 from __future__ import annotations
@@ -67,7 +71,14 @@ from .workers import WorkerInit, flush_stats
 
 __all__ = ["Instrumentation"]
 
-_is_compiling = getattr(getattr(torch, "compiler", None), "is_compiling", lambda: False)
+_dynamo_compiling = getattr(getattr(torch, "compiler", None), "is_compiling", lambda: False)
+_jit_tracing = getattr(torch._C, "_is_tracing", lambda: False)
+
+
+def _is_compiling() -> bool:
+    """Dynamo traces (torch.compile, export), or torch.jit.trace runs the model (module docs)."""
+    return _dynamo_compiling() or _jit_tracing()
+
 # One call with no argument (~140 ns) instead of a by-name check per device (~320 ns each) on
 # every forward; torch builds without it check each device.
 _any_autocast = getattr(torch._C, "_is_any_autocast_enabled", lambda: True)
@@ -138,6 +149,15 @@ def _timed(clock: StepClock, closure: Any) -> Any:
         finally:
             clock.exit("closure")
     return timed_closure
+
+
+def _marks_tracing(instr: "Instrumentation", original: Any) -> Any:
+    """``original`` (a torch.jit tracer), which first tells the hooks to ask whether a trace runs."""
+    def trace(*args, **kwargs):
+        instr.tracing_possible = True
+        return original(*args, **kwargs)
+
+    return trace
 
 
 def _targets_cuda(args: tuple, kwargs: dict) -> bool:
@@ -400,6 +420,10 @@ class Instrumentation:
             return original_module_compile(module, *args, **kwargs)
 
         self._patch(torch.nn.Module, "compile", module_compile)
+        for name in ("trace", "trace_module"):  # torch.jit's tracer runs the model under our hooks
+            original_trace = getattr(torch.jit, name, None)
+            if original_trace is not None:
+                self._patch(torch.jit, name, _marks_tracing(instr, original_trace))
         export_module = getattr(torch, "export", None)
         original_export = getattr(export_module, "export", None)
         if original_export is not None:
