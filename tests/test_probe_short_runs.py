@@ -12,12 +12,14 @@ import pytest
 
 from probe_helpers import SCRIPTS, diagnose
 from trainprobe.facts.window import FEWEST_STEPS, MIN_STEADY_STEPS
+from trainprobe.engine import apply_rules
 from trainprobe.findings import Diagnosis
 from trainprobe.probe.config import WindowPlan
 from trainprobe.probe.refit import batches_only, fitted_plan, refit
 from trainprobe.record import RunRecord
 
 DATA = Path(__file__).parent / "data" / "runs"
+FIRST_RUNS = Path(__file__).parent / "data" / "first_runs"  # first runs that made no step (kept for refit's tests)
 
 
 @pytest.mark.parametrize("steps", [20, 32, 50, 300])
@@ -122,7 +124,7 @@ def test_a_run_without_a_step_but_with_batches_is_run_again_taking_batches_as_st
     hand-written gradient, so no backward(), optimizer step or module forward, and no step; but it fetched
     100 batches from each of its two loaders. Its iterations are long (0.48 s), so the default windows
     fit a second run that takes batches as steps. A run that made steps is never run again so."""
-    first = RunRecord.load(DATA / "real_test7" / "t7_omarsar_logreg_hymenoptera.cpu.run.json")
+    first = RunRecord.load(FIRST_RUNS / "t7_omarsar_logreg_hymenoptera.no-steps.json")  # the held-out run's
     assert batches_only(first) == 100
     again = refit(first, WindowPlan())
     assert again == replace(WindowPlan(), steps_by_batches=True)
@@ -150,3 +152,17 @@ def test_a_hand_written_update_on_bare_tensors_gets_steps_from_its_batches(tmp_p
     assert verdict.category == "input", verdict.headline
     assert verdict.primary_finding == "dataloader-whole-set-remade-each-step", verdict.headline
     assert "never called backward" not in verdict.headline
+
+
+def test_the_second_run_of_a_hand_written_update_reads_the_whole_set_made_again_each_step():
+    """omarsar's logistic regression recorded again (test set 7, seen) with its second run taking batches as
+    steps: 94% of each iteration re-makes both one-batch image folders, the expert's 97%. The whole-set
+    finding leads; more workers come after it, as information (one batch of a fresh iterator is made by
+    one worker: the expert said workers would not help)."""
+    record = RunRecord.load(DATA / "real_test7" / "t7_omarsar_logreg_hymenoptera.cpu.run.json")
+    assert record.settings.step_boundary == "loader"
+    diagnosis = apply_rules(record)
+    assert diagnosis.verdict.category == "input"
+    assert diagnosis.verdict.primary_finding == "dataloader-whole-set-remade-each-step"
+    workers = next(f for f in diagnosis.findings if f.id == "dataloader-too-few-workers")
+    assert workers.severity == "info" and "do it after" in workers.gain.text
