@@ -48,6 +48,7 @@ def test_the_flop_count_matches_the_analytic_count(case):
     assert set(flops["by_dtype"]) == {"fp32"}
 
 
+@pytest.mark.slow  # over a second: the quick loop stays under a minute
 def test_the_held_memory_matches_what_the_tensors_hold():
     model = nn.Sequential(nn.Linear(256, 512), nn.ReLU(), nn.Linear(512, 10))
     x, y = torch.randn(32, 256), torch.randint(0, 10, (32,))

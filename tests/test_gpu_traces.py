@@ -69,6 +69,7 @@ def test_no_steps_gets_no_verdict_and_says_why():
     assert record.profiler.top_cuda_ops  # the whole window's kernels are still there to read
 
 
+@pytest.mark.slow  # over a second: the quick loop stays under a minute
 def test_settings_a_trace_cannot_hold_are_unknown_not_off():
     """pin_memory, autocast and the optimizer's flags are not in a trace: no rule reads them as off,
     and the diagnosis lists the rules that needed them."""
