@@ -92,3 +92,20 @@ def test_rare_heavy_steps_are_named_before_the_profiled_calls(name, steps, every
 def test_an_evenly_paced_loop_has_no_rare_heavy_steps():
     _record, diagnosis = recorded.diagnosed(recorded.RUNS_DIR / "real_test7" / "t7_gat_cora.cpu.run.json")
     assert diagnosis.fact_values()["rare_heavy_steps"] == 0
+
+
+def test_autocast_findings_name_the_line_of_the_training_forward():
+    """cpu-bf16-not-used asks for the forward and loss under torch.autocast: its line is the training
+    forward's call (forward_at), where the experts of test set 8 put it (akamaster's trainer.py:186, vinhkhuc's
+    6_lstm.py:34), not the loop's for statement; a record without that line keeps the loop's."""
+    from dataclasses import replace
+
+    from trainprobe.engine import apply_rules
+
+    record = recorded.load(recorded.RUNS_DIR / "fp32_on_a_bf16_cpu.cpu.run.json")
+    bf16 = next(f for f in apply_rules(record).findings if f.id == "cpu-bf16-not-used")
+    assert bf16.changes_at == "sample_scripts/fp32_on_a_bf16_cpu.py:49"  # recorded before forward_at: the loop
+    model = replace(record.settings.models[0], train_called_at=record.settings.loop_at.replace(":49", ":51"))
+    called = replace(record, settings=replace(record.settings, models=(model,) + record.settings.models[1:]))
+    bf16 = next(f for f in apply_rules(called).findings if f.id == "cpu-bf16-not-used")
+    assert bf16.changes_at == "sample_scripts/fp32_on_a_bf16_cpu.py:51"

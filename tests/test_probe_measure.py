@@ -110,6 +110,10 @@ def test_anomaly_modes_stack_capture_is_timed_apart_from_forward(tmp_path):
         parts = s.data_wait + s.h2d + s.forward + s.backward + s.optimizer + s.eval + s.debug + s.other
         assert parts == pytest.approx(s.duration, rel=1e-6, abs=1e-9)
     assert all(s.debug == 0 for s in off.steps)
+    # Where the model is called in training: the line autocast would wrap (cpu-bf16-not-used and
+    # amp-not-used name it as the line they change, the experts of test set 8 did too).
+    called = off.settings.models[0].train_called_at
+    assert called == f"{loop}:58", called
 
 
 @pytest.mark.slow

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import torch
 
-from trainprobe.probe.sites import FlagBook, SiteBook, UserCode, detect_framework
+from trainprobe.probe.sites import FlagBook, SiteBook, UserCode, called_site, detect_framework
 from trainprobe.probe.sourcelines import calls_in_function, enclosing_function, enclosing_loop, first_call
 
 SCRIPT = textwrap.dedent('''\
@@ -227,3 +227,15 @@ def test_a_notebooks_settings_call_is_found_in_an_earlier_cell(tmp_path):
     info, _ = detect_framework(seen["frame"], UserCode((str(tmp_path),)))
     assert info.name == "skorch" and info.entry_at == f"{cell_filename(str(nb), 3)}:1"
     assert (info.config_call, info.config_at) == ("NeuralNetClassifier", f"{cell_filename(str(nb), 2)}:2")
+
+
+def test_a_call_is_placed_at_the_scripts_line_through_library_frames():
+    """The training forward's caller, for autocast's line: library frames (compiled here under another file
+    name) between the hook and the script are skipped; with no frame of the script's, no line."""
+    library = {}
+    exec(compile("def forward(look):\n    return look(sys._getframe(0))\n", "/usr/lib/some_library.py", "exec"),
+         {"sys": sys}, library)
+    here = __file__
+    placed = library["forward"](lambda frame: called_site(frame, lambda path: path == here))
+    assert placed.startswith(f"{here}:") and int(placed.rsplit(":", 1)[1]) == sys._getframe(0).f_lineno - 1
+    assert library["forward"](lambda frame: called_site(frame, lambda path: False)) == ""

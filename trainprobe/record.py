@@ -240,6 +240,7 @@ class ModelInfo(JsonMixin):
     input_shapes: tuple[str, ...] = ()  # distinct first-input shapes seen (capped)
     built_at: Optional[str] = None  # as LoaderSettings.built_at
     built_by: Optional[str] = None
+    train_called_at: Optional[str] = None  # "file.py:line": the script's line of its first training forward
 
 
 @dataclass(frozen=True)

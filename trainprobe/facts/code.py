@@ -54,6 +54,9 @@ FACTS = {
     "optimizer_built_by": ("text", "The library that built it when the script did not."),
     "scheduler_at": ("text", "The script's line that built the first LR scheduler (or led to it)."),
     "model_at": ("text", "The script's line that built the trained model (or led to it)."),
+    "forward_at": ("text", "The script's line that first called the trained model in a training forward "
+                   "(model(x) in the loop, or in a framework's training_step): where autocast wraps the "
+                   "forward and loss."),
     "configure_optimizers_at": ("text", "A Lightning module's configure_optimizers: 'file.py:line'."),
     "train_dataloader_at": ("text", "A Lightning module's (or datamodule's) train_dataloader: 'file.py:line'."),
     "training_step_at": ("text", "A Lightning module's training_step: 'file.py:line'."),
@@ -186,6 +189,7 @@ def compute(record: RunRecord) -> dict[str, object]:
         "optimizer_built_by": s.optimizers[0].built_by if s.optimizers else None,
         "scheduler_at": where(s.schedulers[0].built_at, cwd) if s.schedulers else None,
         "model_at": where(models[0].built_at, cwd) if models else None,
+        "forward_at": where(models[0].train_called_at, cwd) if models else None,
     }
     out.update(_framework_facts(record, cwd))
     for fact, dests in _FLAGS.items():

@@ -65,7 +65,7 @@ from .memory import DeviceMemoryReader, memory_limit
 from .peak import measure_peak
 from .profsummary import summarize_profile
 from .settings import Registry, read_settings
-from .sites import UserCode, detect_framework
+from .sites import UserCode, called_site, detect_framework
 from .windows import ProfilerWindow, PythonWindow
 from .workers import WorkerInit, flush_stats
 
@@ -533,7 +533,9 @@ class Instrumentation:
         self._top_phase.append(phase)
         reg = self.reg
         first = args[0] if args else None
-        reg.model_call(module, training, grad, first)
+        entry = reg.model_call(module, training, grad, first)
+        if phase == "forward" and entry.called_at is None:
+            entry.called_at = called_site(sys._getframe(1), reg.sites.is_user)
         if phase == "forward" and isinstance(first, torch.Tensor):
             if self.census is not None:
                 self.census.note_input(first)

@@ -68,6 +68,7 @@ class ModelEntry:
     last_device_index: Optional[int] = None  # Tensor.get_device() of the last input
     cached: Optional[ModelInfo] = None
     built: tuple[Optional[str], Optional[str]] = (None, None)
+    called_at: Optional[str] = None  # the script's line of the first training forward (instrument.py)
 
 
 class Registry:
@@ -115,7 +116,7 @@ class Registry:
             entry = self.schedulers[id(scheduler)] = [weakref.ref(scheduler), -1, None, self.sites.of(scheduler)]
         entry[1] += 1  # the constructor's own first step() is not the script's
 
-    def model_call(self, module: Any, training: bool, grad: bool, first_input: Any) -> None:
+    def model_call(self, module: Any, training: bool, grad: bool, first_input: Any) -> ModelEntry:
         entry = self.models.get(id(module))
         new = entry is None or entry.ref() is not module
         if new:
@@ -145,6 +146,7 @@ class Registry:
                 _model_info(entry)  # read now: the model may be gone by the next reading
             except Exception:  # pylint: disable=broad-except  # a reading must never break the script's forward
                 pass  # read again at the end
+        return entry
 
 
 def _loader_settings(entry: LoaderEntry) -> Optional[LoaderSettings]:
@@ -247,6 +249,7 @@ def _model_info(entry: ModelEntry) -> Optional[ModelInfo]:
         return dataclasses.replace(
             entry.cached, calls=entry.calls, train_calls=entry.train_calls, eval_calls=entry.eval_calls,
             eval_calls_with_grad=entry.eval_calls_with_grad, input_shapes=tuple(entry.shapes),
+            train_called_at=entry.called_at,
         )
     inner, wrapper = _unwrap(module)
     # A lazy module's parameters (nn.LazyLinear, nn.LazyConv2d) have no shape until its first forward:
@@ -281,6 +284,7 @@ def _model_info(entry: ModelEntry) -> Optional[ModelInfo]:
         input_shapes=tuple(entry.shapes),
         built_at=entry.built[0],
         built_by=entry.built[1],
+        train_called_at=entry.called_at,
     )
     return entry.cached
 

@@ -109,6 +109,18 @@ def built_site(frame: Any, obj: Any, is_user: UserCode) -> tuple[Optional[str], 
     return site(user or first), by
 
 
+def called_site(frame: Any, is_user: UserCode) -> str:
+    """The script's line that made a call: the first frame of the user's own code from ``frame`` up (a
+    module's forward called from the training loop, or from a Lightning module's training_step); ""
+    when none is (a framework's own loop calls it)."""
+    try:
+        while frame is not None and not is_user(frame.f_code.co_filename):
+            frame = frame.f_back
+        return site(frame) if frame is not None else ""
+    except Exception:  # pylint: disable=broad-except  # a frame we cannot read: no line, never a failed forward
+        return ""
+
+
 class SiteBook:
     """The construction sites of the objects the script built, by object (weakly)."""
 
