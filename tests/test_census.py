@@ -66,6 +66,7 @@ def test_the_held_memory_matches_what_the_tensors_hold():
     assert memory["retained_per_step"] is None  # one counted step: nothing to say about what outlives a step
 
 
+@pytest.mark.slow  # over a second: the quick loop stays under a minute
 def test_a_loop_that_keeps_every_steps_graph_is_seen_growing_and_a_clean_one_is_not():
     model = nn.Sequential(nn.Linear(64, 256), nn.Tanh(), nn.Linear(256, 1))
     x = torch.randn(16, 64)

@@ -80,7 +80,13 @@ def test_every_rule_has_a_case(rule_id):
     assert rule_id in CASES
 
 
-@pytest.mark.parametrize("rule_id", sorted(CASES))
+# The cases that read a large real GPU trace (about a second each the first time) run in the full suite only,
+# so that the quick loop stays under a minute.
+_LARGE_TRACE_CASES = {"blocking-pageable-copies", "exposed-communication", "gpu-idle-between-steps"}
+_CASE_IDS = [pytest.param(r, marks=pytest.mark.slow) if r in _LARGE_TRACE_CASES else r for r in sorted(CASES)]
+
+
+@pytest.mark.parametrize("rule_id", _CASE_IDS)
 def test_bad_record_triggers_the_rule(rule_id):
     case = CASES[rule_id]
     result = recorded.diagnosis_of(case.bad())
@@ -98,7 +104,7 @@ def test_bad_record_triggers_the_rule(rule_id):
     assert finding.docs.what
 
 
-@pytest.mark.parametrize("rule_id", sorted(CASES))
+@pytest.mark.parametrize("rule_id", _CASE_IDS)
 def test_good_record_does_not_trigger_the_rule(rule_id):
     result = recorded.diagnosis_of(CASES[rule_id].good())
     assert rule_id not in {f.id for f in result.findings}
