@@ -198,9 +198,6 @@ def _run_again(target: Sequence[str], options, plan: WindowPlan, first, progress
     from ..probe.launch import run_probe
     from ..probe.refit import FIRST_RUN, all_warmup, batches_only, second_run_lost, set_aside
 
-    steps = sum(1 for s in first.record.steps if not s.validation)
-    before = "while trainprobe was still warming up" if all_warmup(first.record) else \
-        "before trainprobe's profiling windows"
     if plan.steps_by_batches:
         steps = batches_only(first.record) or 0
         before = ("without a step trainprobe could see (no backward(), optimizer.step() or nn.Module forward), "
@@ -208,6 +205,9 @@ def _run_again(target: Sequence[str], options, plan: WindowPlan, first, progress
         progress(f"the script ended {before}; running it once more, taking each DataLoader batch that begins an "
                  f"iteration as a step")
     else:
+        steps = sum(1 for s in first.record.steps if not s.validation)
+        before = "while trainprobe was still warming up" if all_warmup(first.record) else \
+            "before trainprobe's profiling windows"
         progress(f"the script ended after {steps} steps, {before}; running it once more with windows fitted to "
                  f"{steps} steps")
     set_aside(Path(options.out_dir))

@@ -288,6 +288,13 @@ def _sentence(text: str) -> str:
     return (text[:1].upper() + text[1:]).rstrip(".") + "." if text else text
 
 
+def _recovered_share(finding: Finding, step_time: float) -> float:
+    """The share of the step fixing ``finding`` recovers: 1 - 1/speedup (which also covers costs paid once
+    per epoch, a gain_base larger than the steady step), else its seconds over the step."""
+    gain = finding.gain
+    return (1.0 - 1.0 / gain.speedup) if gain.speedup else (gain.seconds_per_step or 0.0) / step_time
+
+
 def _credit(split: dict[str, float], top: Finding, step_time: object) -> dict[str, float]:
     """Show the primary finding's recoverable time in its class when the phase split put
     it under compute (dispatch overhead on a CPU, fp32 math that AMP would speed up is
@@ -296,11 +303,7 @@ def _credit(split: dict[str, float], top: Finding, step_time: object) -> dict[st
         return split
     if not isinstance(step_time, (int, float)) or step_time <= 0:
         return split
-    # The gain's share of the step: 1 - 1/speedup also covers costs paid once per
-    # epoch (a gain_base larger than the steady step).
-    share = (1.0 - 1.0 / top.gain.speedup) if top.gain.speedup else \
-        top.gain.seconds_per_step / step_time
-    wanted = min(share, split["compute"] + split[top.category])
+    wanted = min(_recovered_share(top, step_time), split["compute"] + split[top.category])
     moved = max(0.0, min(split["compute"], wanted - split[top.category]))
     if moved <= 0:
         return split
@@ -350,16 +353,15 @@ def _primary(ranked: list[Finding], step_time: object) -> Optional[Finding]:
 
 def _outweighed(top: Finding, split: dict[str, float], largest: Optional[str], step_time: object) -> bool:
     """A dominant class that no finding leads holds ``_OUTWEIGHS`` times what ``top`` would recover, or
-    more: it names the verdict, and ``top`` stays the first finding below. (A hand-written update on bare tensors whose
-    batches took 86% of each step had only a host finding, of 8%: "Host-bound" was false.)"""
+    more: it names the verdict, and ``top`` stays the first finding below. (A hand-written update on bare
+    tensors whose batches took 86% of each step had only a host finding, of 8%: "Host-bound" was false.)"""
     if largest is None or largest == top.category or split[largest] < _DOMINANT:
         return False
     if top.category == "memory" or top.category not in split:
         return False  # an out-of-memory run ended there; communication has no share of its own here
     if not isinstance(step_time, (int, float)) or step_time <= 0:
         return False
-    recovered = (1.0 - 1.0 / top.gain.speedup) if top.gain.speedup else (top.gain.seconds_per_step or 0) / step_time
-    return split[largest] > _OUTWEIGHS * recovered
+    return split[largest] > _OUTWEIGHS * _recovered_share(top, step_time)
 
 
 def make_verdict(facts: dict[str, object], ranked: list[Finding]) -> Verdict:

@@ -93,6 +93,13 @@ def _skipped(frame: Any) -> bool:
     return path.startswith(_OWN_DIR) or any(part in path for part in _TORCH_PARTS)
 
 
+def _first_user(frame: Any, is_user: UserCode) -> Any:
+    """The first frame of the user's own code from ``frame`` up, or None."""
+    while frame is not None and not is_user(frame.f_code.co_filename):
+        frame = frame.f_back
+    return frame
+
+
 def built_site(frame: Any, obj: Any, is_user: UserCode) -> tuple[Optional[str], Optional[str]]:
     """(the user's line that built ``obj``, the library module that called the constructor when the user's
     code did not), from the frame that called the wrapped ``__init__``: the chain of ``__init__`` frames
@@ -100,9 +107,7 @@ def built_site(frame: Any, obj: Any, is_user: UserCode) -> tuple[Optional[str], 
     while frame is not None and (_skipped(frame) or (frame.f_code.co_name == "__init__"
                                                      and frame.f_locals.get("self") is obj)):
         frame = frame.f_back
-    first = user = frame
-    while user is not None and not is_user(user.f_code.co_filename):
-        user = user.f_back
+    first, user = frame, _first_user(frame, is_user)
     if first is None:
         return None, None
     by = None if first is user else (_module(first) or None)
@@ -114,9 +119,8 @@ def called_site(frame: Any, is_user: UserCode) -> str:
     module's forward called from the training loop, or from a Lightning module's training_step); ""
     when none is (a framework's own loop calls it)."""
     try:
-        while frame is not None and not is_user(frame.f_code.co_filename):
-            frame = frame.f_back
-        return site(frame) if frame is not None else ""
+        user = _first_user(frame, is_user)
+        return site(user) if user is not None else ""
     except Exception:  # pylint: disable=broad-except  # a frame we cannot read: no line, never a failed forward
         return ""
 
