@@ -47,7 +47,8 @@ def _line(site: str) -> str:
 
 def test_the_recorded_framework_runs_are_there():
     names = {p.name.split(".")[0] for p in RUNS.glob("*.run.json")}
-    assert {"hf_trainer_tokenize", "lightning_logging", "accelerate_loop", "cli_flags", "progress_loop"} <= names
+    assert {"hf_trainer_tokenize", "lightning_logging", "accelerate_loop", "cli_flags", "progress_loop",
+            "fastai_learner"} <= names
 
 
 # --- item 3: the framework, its version and the user's lines ------------------------------------
@@ -309,3 +310,19 @@ def test_a_library_loader_the_user_built_keeps_the_plain_fix_at_the_users_line()
     record = _record("ignite_mnist", SEEN_TEST1)
     finding = _findings(record)["dataloader-too-few-workers"]
     assert finding.framework == "" and finding.changes_at == _facts(record)["loader_at"] == "mnist.py:39"
+
+
+def test_a_fastai_learner_is_read_with_its_loaders_batches_and_its_precision_knob():
+    """fastai's DataLoader hands torch's iterators a stand-in of its own, and its settings live on the Learner:
+    the record (tests/scripts/frameworks/fastai_learner.py) has the loader's batches timed, its batch size
+    read from fastai's loader, and the bf16 fix spelled learn.to_bf16() at the Learner's line."""
+    record = _record("fastai_learner")
+    facts = _facts(record)
+    assert facts["framework"] == "fastai" and facts["framework_version"].startswith("2.")
+    assert "Learner(" in _line(facts["framework_config_at"]) and "fit_one_cycle(" in _line(facts["framework_entry_at"])
+    (loader,) = record.settings.dataloaders
+    assert loader.batches > 0 and loader.batch_size == 16 and loader.used_in_training
+    assert facts["samples_per_step"] == 16 and facts["data_wait_share"] > 0
+    bf16 = _findings(record)["cpu-bf16-not-used"]
+    assert bf16.framework == "fastai" and "learn.to_bf16()" in bf16.advice
+    assert "Learner(" in _line(bf16.changes_at)

@@ -169,7 +169,8 @@ _KNOBS = {"transformers": ("TrainingArguments(",), "accelerate": ("Accelerator("
           "skorch": ("to your net (NeuralNetClassifier(...)", "AccelerateMixin", "skorch's own"),
           "stable_baselines3": ("in your PPO(...)", "Stable-Baselines3"),
           "ignite": ("create_supervised_trainer", "Events.ITERATION_"),
-          "keras": ("model.compile(", "keras.config.set_dtype_policy", "model.fit(")}
+          "keras": ("model.compile(", "keras.config.set_dtype_policy", "model.fit("),
+          "fastai": ("learn.to_bf16()", "learn.to_fp16()", "where you build the DataLoaders", "learn.fit_one_cycle")}
 _CLI_FLAGS = tuple(CliFlag(options=(option,), dest=dest, value="0") for option, dest in (
     ("--workers", "workers"), ("--batch-size", "batch_size"), ("--bf16", "bf16"), ("--compile", "compile")))
 
@@ -268,3 +269,28 @@ def test_the_docs_count_each_frameworks_tables():
     for name, start in rows.items():
         row = next(line for line in text.splitlines() if line.startswith(start))
         assert row.split("|")[3].strip().split()[0] == str(counts[name]), (name, counts[name], row)
+
+
+# fastai got its tables with issue 25's ninth round. Its settings live in three places, and each fix points
+# to its own: precision on the Learner (learn.to_bf16()), workers and batch size where the DataLoaders are
+# built (the loader's line, as in plain PyTorch), the schedule at the fit call.
+@pytest.mark.parametrize("rule_id, knob, line", [
+    ("cpu-bf16-not-used", "learn.to_bf16()", "train.py:9"),
+    ("amp-not-used", "learn.to_", "train.py:9"),
+    ("dataloader-too-few-workers", "num_workers=", None),
+    ("small-batch-overhead", "bs=", None),
+    ("no-lr-schedule", "learn.fit_one_cycle(", "train.py:50"),
+])
+def test_fastais_tables_name_its_knob_at_the_line_that_holds_it(rule_id, knob, line):
+    record = _with_framework(CASES[rule_id].bad(), "fastai", config_at="/work/train.py:9", entry_at="/work/train.py:50",
+                             config_call="Learner")
+    record = replace(record, invocation=replace(record.invocation, cwd="/work"))
+    plain = next(f for f in diagnose(CASES[rule_id].bad()).findings if f.id == rule_id)
+    finding = next(f for f in diagnose(record).findings if f.id == rule_id)
+    assert finding.framework == "fastai"
+    assert knob in finding.advice + finding.snippet, finding.advice
+    assert "for inputs, targets in train_loader" not in finding.snippet
+    if line is not None:
+        assert finding.changes_at == line
+    else:  # the DataLoaders' own line, as the plain fix has it
+        assert finding.changes_at == plain.changes_at

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from probe_helpers import SCRIPTS, diagnose
+from trainprobe.engine import apply_rules
 
 
 @pytest.mark.slow
@@ -17,3 +18,19 @@ def test_a_validation_loader_under_no_grad_is_not_the_training_loader(tmp_path):
     loaders = record.settings.dataloaders
     assert len(loaders) == 1 and loaders[0].batch_size == 256 and loaders[0].batches > 0
     assert not loaders[0].used_in_training
+
+
+@pytest.mark.slow
+def test_a_librarys_own_loader_that_hands_torch_a_stand_in_is_timed(tmp_path):
+    """fastai's DataLoader makes torch's loader iterators from a stand-in object, so DataLoader.__iter__
+    never runs: its batches are still counted and the loop's waits for them are data waits, with the batch
+    size read from the library's loader behind the stand-in."""
+    proc, record = diagnose(tmp_path / "out", "--warmup-steps", "3", "--window", "1",
+                            str(SCRIPTS / "library_loader.py"))
+    assert proc.returncode == 0, proc.stderr
+    loaders = record.settings.dataloaders
+    assert len(loaders) == 1 and loaders[0].batches > 0 and loaders[0].used_in_training
+    assert loaders[0].batch_size == 8 and loaders[0].num_workers == 0
+    facts = {f.name: f.value for f in apply_rules(record).facts}
+    assert facts["samples_per_step"] == 8
+    assert facts["data_wait_share"] > 0.5  # a 4 ms sleep per batch against a tiny model

@@ -27,7 +27,8 @@ SEVERITY_NAMES = ("gain_seconds", "speedup")
 # The frameworks a rule may write its fix for ([framework.NAME] tables), as the ``framework`` fact
 # names them; ``cli`` is a script's own command-line flags (timm's and torchvision's reference
 # scripts: --amp, -j, --channels-last), tried for any framework without a table of its own.
-VARIANTS = ("transformers", "lightning", "accelerate", "timm", "skorch", "stable_baselines3", "ignite", "keras", "cli")
+VARIANTS = ("transformers", "lightning", "accelerate", "timm", "skorch", "stable_baselines3", "ignite", "keras", "fastai",
+            "cli")
 VARIANT_KEYS = ("advice", "snippet", "changes", "when")
 
 

@@ -266,12 +266,12 @@ class Instrumentation:
 
     def _install_dataloader(self) -> None:
         original_iter = DataLoader.__iter__
+        original_init = _BaseDataLoaderIter.__init__
         original_next = _BaseDataLoaderIter.__next__
         instr = self
 
-        def __iter__(loader):
-            if instr.tracing_possible and _is_compiling():
-                return original_iter(loader)
+        def begin(loader) -> Any:
+            """A new pass over ``loader``: its entry, with its workers' timing set up before they start."""
             entry = instr.reg.loader(loader)
             if entry.created_at is None:
                 entry.created_at = _caller()
@@ -279,11 +279,30 @@ class Instrumentation:
                 loader.worker_init_fn = WorkerInit(
                     loader.worker_init_fn, instr.config.out_dir, instr.config.t0, entry.loader_id
                 )
+            return entry
+
+        def __iter__(loader):
+            if instr.tracing_possible and _is_compiling():
+                return original_iter(loader)
+            entry = begin(loader)
             iterator = original_iter(loader)
             entry.iterations += 1
             iterator._trainprobe_entry = entry
             instr.clock.note_epoch_start()
             return iterator
+
+        def __init__(iterator, loader, *args, **kwargs):
+            # A torch DataLoader's iterator is made by DataLoader.__iter__ above. A library with a
+            # DataLoader of its own (fastai's) makes torch's iterators from a stand-in object: timed too,
+            # or its every wait for data would count as the loop's own code.
+            if isinstance(loader, DataLoader) or (instr.tracing_possible and _is_compiling()):
+                return original_init(iterator, loader, *args, **kwargs)
+            entry = begin(loader)
+            original_init(iterator, loader, *args, **kwargs)
+            entry.iterations += 1
+            iterator._trainprobe_entry = entry
+            instr.clock.note_epoch_start()
+            return None
 
         def __next__(iterator):
             entry = getattr(iterator, "_trainprobe_entry", None)
@@ -315,6 +334,7 @@ class Instrumentation:
             return batch
 
         self._patch(DataLoader, "__iter__", __iter__)
+        self._patch(_BaseDataLoaderIter, "__init__", __init__)
         self._patch(_BaseDataLoaderIter, "__next__", __next__)
         self._install_receive_timing()
 

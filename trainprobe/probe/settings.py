@@ -149,6 +149,16 @@ class Registry:
         return entry
 
 
+def _library_loader(loader: Any) -> Any:
+    """The library's own DataLoader behind the stand-in it gave torch's loader iterators, or None.
+    fastai's DataLoader hands torch a ``_FakeLoader`` that points back to it as ``.d``: the batch size
+    (``bs``), the dataset and drop_last are read there; workers and pinning from the stand-in."""
+    if isinstance(loader, torch.utils.data.DataLoader):
+        return None
+    owner = getattr(loader, "d", None)
+    return owner if owner is not None and hasattr(owner, "bs") else None
+
+
 def _loader_settings(entry: LoaderEntry) -> Optional[LoaderSettings]:
     # Scripts often drop their loaders before the end (a main() that returned):
     # then the last reading stands, with the counters brought up to date.
@@ -160,7 +170,10 @@ def _loader_settings(entry: LoaderEntry) -> Optional[LoaderSettings]:
             entry.cached, iterations=entry.iterations, batches=entry.batches, wait_total=entry.wait_total,
             first_batch_wait=entry.first_batch_wait, used_in_training=entry.used_in_training,
         )
+    owner = _library_loader(loader)
     dataset = getattr(loader, "dataset", None)
+    if dataset is loader and owner is not None:
+        dataset = getattr(owner, "dataset", None)
     try:
         dataset_len = len(dataset)  # type: ignore[arg-type]
     except Exception:
@@ -175,13 +188,13 @@ def _loader_settings(entry: LoaderEntry) -> Optional[LoaderSettings]:
     sampler = getattr(loader, "sampler", None)
     entry.cached = LoaderSettings(
         loader_id=entry.loader_id,
-        batch_size=loader.batch_size,
+        batch_size=getattr(loader, "batch_size", None) if owner is None else getattr(owner, "bs", None),
         num_workers=loader.num_workers,
         pin_memory=bool(loader.pin_memory),
         pin_memory_device=getattr(loader, "pin_memory_device", None) or None,
         persistent_workers=bool(loader.persistent_workers),
         prefetch_factor=loader.prefetch_factor,
-        drop_last=bool(loader.drop_last),
+        drop_last=bool(getattr(owner if owner is not None else loader, "drop_last", False)),
         timeout=float(loader.timeout),
         start_method=start_method,
         dataset_type=qualname(dataset) if dataset is not None else "",

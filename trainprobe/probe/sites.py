@@ -54,6 +54,9 @@ _CONFIG_CALLS = {
     "keras": ("compile",),  # model.compile(optimizer, loss, jit_compile=...)
     "skorch": ("NeuralNetClassifier", "NeuralNetRegressor", "NeuralNetBinaryClassifier", "NeuralNet"),
     "stable_baselines3": ("PPO", "DQN", "A2C", "SAC", "TD3", "DDPG"),
+    # fastai's precision and callbacks are set on the Learner (learn.to_bf16(), cbs=...)
+    "fastai": ("Learner", "vision_learner", "cnn_learner", "tabular_learner", "text_classifier_learner",
+               "language_model_learner", "unet_learner", "collab_learner"),
 }
 _MAX_FLAGS = 200
 
