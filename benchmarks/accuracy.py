@@ -45,6 +45,7 @@ precision = hits / (hits + false positives), recall = hits / expected.
     python benchmarks/accuracy.py --set real_test6 --corpus /work/corpus-test6 --record  # the sixth one
     python benchmarks/accuracy.py --set real_test7 --corpus /work/corpus-test7-run --record  # the seventh one
     python benchmarks/accuracy.py --set real_test8 --corpus /work/corpus-test8-run --record  # the eighth one
+    python benchmarks/accuracy.py --set real_test9 --corpus /work/corpus-test9-run --record  # the ninth one
 
 For real scripts a verdict is **right** when it is the expert's, and
 **acceptable** when it is one the expert wrote down beforehand as also
@@ -92,9 +93,11 @@ REAL_TEST5_DIR = ROOT / "tests" / "data" / "runs" / "real_test5"
 REAL_TEST6_DIR = ROOT / "tests" / "data" / "runs" / "real_test6"
 REAL_TEST7_DIR = ROOT / "tests" / "data" / "runs" / "real_test7"
 REAL_TEST8_DIR = ROOT / "tests" / "data" / "runs" / "real_test8"
+REAL_TEST9_DIR = ROOT / "tests" / "data" / "runs" / "real_test9"
 REAL_SETS = {"real": REAL_DIR, "real_test": REAL_TEST_DIR, "real_test2": REAL_TEST2_DIR, "real_test3": REAL_TEST3_DIR,
              "real_test4": REAL_TEST4_DIR, "real_test5": REAL_TEST5_DIR, "real_test6": REAL_TEST6_DIR,
-             "real_test7": REAL_TEST7_DIR, "real_test8": REAL_TEST8_DIR}
+             "real_test7": REAL_TEST7_DIR, "real_test8": REAL_TEST8_DIR,
+             "real_test9": REAL_TEST9_DIR}
 TRACES_DIR = ROOT / "tests" / "data" / "traces"
 ON_TRACES = "validated on recorded GPU traces"
 GPU_RECORD = ROOT / "tests" / "data" / "gpu" / "accuracy.json"
@@ -723,7 +726,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--set", dest="which", choices=("gallery", *REAL_SETS, "traces", "both"),
                    default="gallery",
                    help="the sample gallery, the real third-party scripts (real: the development set; real_test, "
-                        "real_test2 to real_test8: the test sets, prepared by benchmarks/corpus/prepare.py), the real GPU traces "
+                        "real_test2 to real_test9: the test sets, prepared by benchmarks/corpus/prepare.py), the real GPU traces "
                         "(tests/data/traces), or gallery and real scripts (default: gallery)")
     p.add_argument("--corpus", type=Path, default=None,
                    help="real scripts: run them again from this folder's NAME/run.sh (default: score the recordings)")
