@@ -334,7 +334,7 @@ def test_verify_measures_a_larger_batch_in_samples_per_second(tmp_path):
     script.write_text(TINY_BATCHES)
     out = tmp_path / "run"
     proc = subprocess.run([sys.executable, "-m", "trainprobe", "diagnose", "-o", str(out), "--warmup-steps", "5",
-                           "--window", "2", "--verify", "--verify-budget", "25", "--json", str(script)],
+                           "--window", "2", "--verify", "--verify-budget", "15", "--json", str(script)],
                           capture_output=True, text=True, timeout=240)
     assert proc.returncode == 0, proc.stderr
     summary = json.loads(proc.stdout.strip().splitlines()[-1])
