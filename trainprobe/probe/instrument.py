@@ -281,14 +281,18 @@ class Instrumentation:
                 )
             return entry
 
+        def opened(entry, iterator) -> None:
+            """The pass's iterator is made: its batches are timed, and its first begins an epoch."""
+            entry.iterations += 1
+            iterator._trainprobe_entry = entry
+            instr.clock.note_epoch_start()
+
         def __iter__(loader):
             if instr.tracing_possible and _is_compiling():
                 return original_iter(loader)
             entry = begin(loader)
             iterator = original_iter(loader)
-            entry.iterations += 1
-            iterator._trainprobe_entry = entry
-            instr.clock.note_epoch_start()
+            opened(entry, iterator)
             return iterator
 
         def __init__(iterator, loader, *args, **kwargs):
@@ -299,9 +303,7 @@ class Instrumentation:
                 return original_init(iterator, loader, *args, **kwargs)
             entry = begin(loader)
             original_init(iterator, loader, *args, **kwargs)
-            entry.iterations += 1
-            iterator._trainprobe_entry = entry
-            instr.clock.note_epoch_start()
+            opened(entry, iterator)
             return None
 
         def __next__(iterator):
