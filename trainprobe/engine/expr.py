@@ -15,9 +15,12 @@ test for it explicitly.
 from __future__ import annotations
 
 import contextlib
+import functools
+import hashlib
 import math
 import threading
 import time
+from pathlib import Path
 from typing import Any, Callable, Iterable, Optional
 
 from jinja2 import nodes
@@ -29,9 +32,10 @@ from jinja2.sandbox import SandboxedEnvironment
 from jinja2.utils import consume, missing
 
 from .. import display
+from . import textcache
 
 __all__ = ["Missing", "ENV", "HELPERS", "RULE_FILTERS", "RuleSyntaxError", "compile_expression",
-           "compile_template", "Expression", "Template", "time_budget"]
+           "compile_template", "Expression", "Template", "time_budget", "keep_checked_texts"]
 
 _MAX_POWER = 64
 
@@ -214,6 +218,20 @@ ENV.filters.pop("attr", None)  # rules read facts, not attributes by name
 ENV.filters.update(RULE_FILTERS)
 
 
+@functools.lru_cache(maxsize=1)
+def _language() -> str:
+    """What decides every check and every compiled expression, for the text cache: this module's own
+    code (the checks, the sandbox's operators, the environment's settings), the filters, tests and
+    helpers the rules may call, and Jinja's and trainprobe's versions."""
+    import jinja2
+
+    from ..version import __version__
+
+    own = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+    return textcache.language_digest(own, jinja2.__version__, __version__, ",".join(sorted(ENV.filters)),
+                                     ",".join(sorted(ENV.tests)), ",".join(sorted(ENV.globals)))
+
+
 class RuleSyntaxError(ValueError):
     """An expression or template that cannot be used; the message says why."""
 
@@ -239,6 +257,22 @@ class Expression:
 
     def __init__(self, source: str, names: Iterable[str], options: Iterable[str]) -> None:
         self.source = source.strip()
+        key = textcache.text_key("expression", self.source, names, options)
+        kept = textcache.lookup(_language(), key)
+        if kept is None:
+            read, code = self._check_and_compile(names, options)
+            textcache.keep(key, (read, code))
+        else:
+            read, code = kept
+        # Jinja copies every name it is given into a new context per call: hand it only the names
+        # the expression reads (a rule is evaluated again on each resample of the steps).
+        self.names = tuple(read)
+        self._template = ENV.template_class.from_code(ENV, code, ENV.make_globals(None))
+        self._globals = dict(self._template.globals)
+
+    def _check_and_compile(self, names: Iterable[str], options: Iterable[str]) -> tuple[tuple[str, ...], Any]:
+        """The names it reads and its code: what jinja2's compile_expression makes (the expression
+        assigned to ``result``), as code that the text cache can keep."""
         try:
             parser = Parser(ENV, self.source, state="variable")
             tree = parser.parse_expression()
@@ -251,16 +285,16 @@ class Expression:
         except TemplateSyntaxError as exc:
             raise RuleSyntaxError(f"bad expression {self.source!r}: {exc.message}") from exc
         _check_tree(template_ast, names, options, undeclared)
-        self._fn = ENV.compile_expression(self.source, undefined_to_none=False)
-        # Jinja copies every name it is given into a new context per call: hand it only the names
-        # the expression reads (a rule is evaluated again on each resample of the steps).
-        self.names = tuple(sorted(undeclared))
-        self._globals = dict(self._fn._template.globals)
+        # A fresh parse for the code, as jinja2 does: the checked tree stays as the checks left it.
+        expr = Parser(ENV, self.source, state="variable").parse_expression()
+        expr.set_environment(ENV)
+        body = [nodes.Assign(nodes.Name("result", "store"), expr, lineno=1)]
+        return tuple(sorted(undeclared)), ENV.compile(nodes.Template(body, lineno=1))
 
     def evaluate(self, context: dict[str, Any]) -> Any:
         # What jinja2's TemplateExpression.__call__ does, less its generic context set-up (a quarter of
         # a diagnosis's time: each rule is evaluated again on a hundred resamples of the steps).
-        template = self._fn._template
+        template = self._template
         parent = dict(self._globals)
         for name in self.names:
             if name in context:
@@ -299,23 +333,37 @@ class Template:
 
     def __init__(self, source: str, names: Iterable[str], options: Iterable[str]) -> None:
         self.source = source
+        key = textcache.text_key("template", source, names, options)
+        kept = textcache.lookup(_language(), key)
+        if kept is None:
+            kept = (self._check(names, options),)
+            textcache.keep(key, kept)
+        self.names = tuple(kept[0])
+        # Compiled to Python when first rendered: a diagnosis renders the texts of the few rules that fire,
+        # and compiling all ~600 texts of the catalog took most of a second of every `trainprobe diagnose`.
+        self._template: Optional[Any] = None
+
+    def _check(self, names: Iterable[str], options: Iterable[str]) -> tuple[str, ...]:
+        """The names the text reads, once it is checked."""
         try:
-            tree = ENV.parse(source)
+            tree = ENV.parse(self.source)
             _check_filters_and_tests(tree)
         except TemplateSyntaxError as exc:
             raise RuleSyntaxError(f"bad template (line {exc.lineno} of the text): "
                                   f"{exc.message}") from exc
         undeclared = _undeclared(tree)
         _check_tree(tree, names, options, undeclared)
-        self.names = tuple(sorted(undeclared))
-        # Compiled to Python when first rendered: a diagnosis renders the texts of the few rules that fire,
-        # and compiling all ~600 texts of the catalog took most of a second of every `trainprobe diagnose`.
-        self._template: Optional[Any] = None
+        return tuple(sorted(undeclared))
 
     def render(self, context: dict[str, Any]) -> str:
         if self._template is None:
             self._template = ENV.from_string(self.source)
         return self._template.render(**{name: context[name] for name in self.names if name in context}).strip()
+
+
+def keep_checked_texts() -> None:
+    """Save the checks made since the text cache was read (rulefiles calls this once a catalog is loaded)."""
+    textcache.save(_language())
 
 
 def compile_expression(source: str, names: Iterable[str], options: Iterable[str] = ()

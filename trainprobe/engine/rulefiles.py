@@ -19,7 +19,7 @@ from typing import Any, Mapping, Optional, Sequence
 from ..findings import CATEGORIES, SEVERITIES, RuleDocs
 from ..facts import FACT_CATALOG
 from ..resources import rules_dir
-from .expr import RuleSyntaxError, compile_expression, compile_template
+from .expr import RuleSyntaxError, compile_expression, compile_template, keep_checked_texts
 from .rule import (DOC_SECTIONS, GAIN_PER, OPTIONAL_KEYS, REQUIRED_KEYS, SEVERITY_NAMES, TEMPLATE_NAMES,
                    VARIANT_KEYS, VARIANTS, EvidenceSpec, Rule, Variant)
 
@@ -435,4 +435,5 @@ def _parsed(folders: tuple[Path, ...], _files: tuple) -> tuple[tuple[Rule, ...],
                 errors.append(str(exc))
                 continue
             rules[rule.id] = rule
+    keep_checked_texts()
     return tuple(rules.values()), tuple(errors)
