@@ -17,6 +17,9 @@ ROOT = Path(__file__).resolve().parents[1]
 SCRIPTS = ROOT / "tests" / "scripts"
 # Short windows: the tests check behaviour, not figures.
 FAST = ["--warmup-steps", "2", "--window", "1"]
+# For a short script whose test is not about the windows: windows it fits in, so it runs once (a script
+# that ends before its windows is run again with fitted ones), to its end, without the profilers.
+ONE_RUN = ["--full", "--warmup-steps", "2", "--steps", "3", "--no-profile"]
 
 
 def trainprobe_cmd(*args: str) -> list[str]:

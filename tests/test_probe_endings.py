@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from probe_helpers import FAST, SCRIPTS, diagnose, own_frames, trainprobe_cmd
+from probe_helpers import FAST, ONE_RUN, SCRIPTS, diagnose, own_frames, trainprobe_cmd
 from trainprobe.probe.events import read_events
 from trainprobe.record import RunRecord
 
@@ -59,7 +59,7 @@ def test_sigkill_keeps_what_was_measured(tmp_path):
 
 
 def test_os_exit_keeps_steps(tmp_path):
-    proc, record = diagnose(tmp_path / "out", *FAST, LOOP, "--ending", "os_exit", "--at", "9")
+    proc, record = diagnose(tmp_path / "out", *ONE_RUN, LOOP, "--ending", "os_exit", "--at", "9")
     assert proc.returncode == 0
     assert len(record.steps) >= 8  # os._exit writes out the buffered steps first
     assert any("os._exit(0)" in note for note in record.notes)
