@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -90,28 +91,30 @@ def test_an_unwritable_cache_folder_is_left_alone(tmp_path, monkeypatch, fresh_c
     assert blocker.is_file()
 
 
-def test_a_run_reading_the_kept_checks_diagnoses_as_one_that_checked_them(tmp_path):
-    """Two processes on one recorded run: the first checks every text of the catalog and keeps the
-    checks, the second reads them back. Their verdicts, findings and texts are the same, and the same
-    as with the cache off."""
-    record = recorded.RUNS_DIR / "imagefolder_main_process_decode.cpu.run.json"
-    code = ("import json, sys; from trainprobe import api;"
-            "d = api.analyze(api.load_record(sys.argv[1]));"
-            "print(json.dumps({'headline': d.verdict.headline,"
-            "'findings': [[f.id, f.severity, f.title, f.message, f.advice] for f in d.findings]}))")
+def test_a_report_made_from_the_cache_is_the_one_made_without_it(tmp_path):
+    """Three `trainprobe report` runs of one recorded run: the first checks every rule text and compiles
+    the page's templates, keeping both in the cache folder; the second reads them back; the third has the
+    cache off. The summaries and the HTML pages are the same."""
+    record = tmp_path / "run.json"  # a copy: report writes diagnosis.json beside the record
+    shutil.copy(recorded.RUNS_DIR / "imagefolder_main_process_decode.cpu.run.json", record)
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
     env.pop("TRAINPROBE_NO_CACHE", None)
 
-    def run(extra: dict) -> dict:
-        proc = subprocess.run([sys.executable, "-c", code, str(record)], capture_output=True, text=True,
-                              env={**env, **extra}, cwd=ROOT, timeout=120)
+    def report(name: str, extra: dict) -> tuple[dict, str]:
+        page = tmp_path / f"{name}.html"
+        proc = subprocess.run([sys.executable, "-m", "trainprobe", "report", str(record), "-o", str(page), "--json"],
+                              capture_output=True, text=True, env={**env, **extra}, cwd=ROOT, timeout=120)
         assert proc.returncode == 0, proc.stderr
-        return json.loads(proc.stdout.strip().splitlines()[-1])
+        summary = json.loads(proc.stdout.strip().splitlines()[-1])
+        assert summary.pop("report_path") == str(page)
+        return summary, page.read_text(encoding="utf-8").replace(str(page), "PAGE")
 
-    first = run({})
-    (kept,) = (tmp_path / "cache" / "trainprobe").glob("rule-texts-*.marshal")
-    written = kept.stat().st_mtime_ns
-    second = run({})
-    assert kept.stat().st_mtime_ns == written  # every text was found kept: nothing new to write
-    off = run({"TRAINPROBE_NO_CACHE": "1"})
-    assert first["findings"] and first == second == off
+    first = report("first", {})
+    kept = tmp_path / "cache" / "trainprobe"
+    (texts,) = kept.glob("rule-texts-*.marshal")
+    assert list((kept / "templates").glob("*.cache"))  # jinja's compiled pages
+    written = texts.stat().st_mtime_ns
+    second = report("second", {})
+    assert texts.stat().st_mtime_ns == written  # every text was found kept: nothing new to write
+    off = report("off", {"TRAINPROBE_NO_CACHE": "1"})
+    assert first[0]["findings"] and first == second == off

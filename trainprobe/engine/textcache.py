@@ -24,6 +24,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable, Optional
 
+from ..resources import cache_folder
+
 __all__ = ["lookup", "keep", "save", "text_key", "cache_file", "language_digest"]
 
 _FORMAT = 1
@@ -34,10 +36,8 @@ _added = False
 def cache_file(language: str) -> Optional[Path]:
     """The file for this rule language (``language``: a digest of what decides a check), or None when
     caching is off."""
-    if os.environ.get("TRAINPROBE_NO_CACHE"):
-        return None
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "trainprobe" / f"rule-texts-{language[:24]}.marshal"
+    folder = cache_folder()
+    return None if folder is None else folder / f"rule-texts-{language[:24]}.marshal"
 
 
 @lru_cache(maxsize=64)
