@@ -27,7 +27,7 @@ SURFACE = {
                           "SCHEMA_VERSION", "Samples", "SchedulerSettings", "Settings", "Step", "TimePart",
                           "WorkerStats", "Compute", "ComputePeak", "FlopCount", "OpCount", "Memory", "MemoryCensus",
                           "BlockMemory", "DeviceMemorySteps"],
-    "trainprobe.jsonio": ["JsonMixin", "from_dict", "to_dict", "write_json_atomic", "write_problem", "write_text_atomic"],
+    "trainprobe.jsonio": ["JsonMixin", "from_dict", "to_dict", "write_json_atomic", "write_bytes_atomic", "write_problem", "write_text_atomic"],
     "trainprobe.display": ["TEMPLATE_FILTERS", "UNKNOWN", "by_unit", "count", "flop_rate", "flops", "in_unit",
                            "is_unknown",
                            "jinja_environment", "nbytes", "number", "painter", "percent", "rate", "ratio",

@@ -25,8 +25,7 @@ def fresh_cache(tmp_path, monkeypatch):
     """A cache folder of the test's own, read afresh (the module keeps what it read in memory)."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.delenv("TRAINPROBE_NO_CACHE", raising=False)
-    monkeypatch.setattr(textcache, "_entries", None)
-    monkeypatch.setattr(textcache, "_added", False)
+    _reread(monkeypatch)
     return tmp_path / "cache" / "trainprobe"
 
 

@@ -21,7 +21,7 @@ import typing
 from pathlib import Path
 from typing import Any, Optional, TypeVar, Union, get_args, get_origin, get_type_hints
 
-__all__ = ["to_dict", "from_dict", "write_json_atomic", "write_text_atomic", "write_problem", "JsonMixin"]
+__all__ = ["to_dict", "from_dict", "write_json_atomic", "write_text_atomic", "write_bytes_atomic", "write_problem", "JsonMixin"]
 
 T = TypeVar("T")
 
@@ -134,13 +134,18 @@ def from_dict(cls: type[T], data: dict[str, Any]) -> T:
 
 def write_text_atomic(path: str | os.PathLike, text: str) -> None:
     """Write a file so that a reader never sees half of it, even if we are killed mid-write."""
+    write_bytes_atomic(path, text.encode("utf-8"))
+
+
+def write_bytes_atomic(path: str | os.PathLike, data: bytes) -> None:
+    """write_text_atomic for bytes."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=str(path.parent))
     try:
         os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes 0600; these files are meant to be shared
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)

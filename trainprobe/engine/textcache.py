@@ -14,16 +14,14 @@ that cannot be written is left alone. ``TRAINPROBE_NO_CACHE=1`` turns it off.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import marshal
-import os
 import sys
-import tempfile
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable, Optional
 
+from ..jsonio import write_bytes_atomic
 from ..resources import cache_folder
 
 __all__ = ["lookup", "keep", "save", "text_key", "cache_file", "language_digest"]
@@ -85,16 +83,7 @@ def save(language: str) -> None:
     if not _added or path is None or _entries is None:
         return
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                marshal.dump(_entries, fh)
-            os.replace(tmp, path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+        write_bytes_atomic(path, marshal.dumps(_entries))
     except OSError:
         return  # a read-only or full cache folder: the next run checks again
     _added = False
