@@ -133,6 +133,13 @@ def test_idle_gaps_are_put_down_to_what_the_host_did():
     assert d.steps[0].index == 3 and d.steps[0].data_wait == pytest.approx(30e-6)
 
 
+def _nested(events):
+    """One thread's events nested, and each event's index by its name."""
+    collected = collect(events)
+    thread = next(iter(collected.threads.values()))
+    return nest(thread, collected.names, frozenset()), {collected.names[thread.name[i]]: i for i in range(len(thread))}
+
+
 def test_nesting_by_time_gives_parents_self_time_and_inherited_flags():
     events = [
         _event("loader", "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", 0, 50),
@@ -141,15 +148,34 @@ def test_nesting_by_time_gives_parents_self_time_and_inherited_flags():
         _event("annotation", "Optimizer.step#SGD.step", 60, 30),
         _event("op", "aten::add_", 61, 5),
     ]
-    collected = collect(events)
-    thread = next(iter(collected.threads.values()))
-    nested = nest(thread, collected.names, frozenset())
-    by_name = {collected.names[thread.name[i]]: i for i in range(len(thread))}
+    nested, by_name = _nested(events)
     stack, cat, add = by_name["aten::stack"], by_name["aten::cat"], by_name["aten::add_"]
     assert nested.parent[cat] == stack
     assert nested.self_time[stack] == pytest.approx(10.0)
     assert nested.flags[cat] & UNDER_LOADER and nested.flags[cat] & PARENT_IS_ATEN
     assert nested.flags[add] & UNDER_OPTIMIZER and not nested.flags[add] & UNDER_LOADER
+
+
+def test_a_range_that_outlasts_the_one_it_started_in_is_not_its_child():
+    """The probe steps the profiler from the optimizer's post-step hook: each ProfilerStep starts inside an
+    Optimizer.step range and outlasts it. The next step's ops are the loop's, not the optimizer's (the
+    H100 campaign's .item() calls were all filed as the optimizer's, tests/data/runs/gpu/h100/)."""
+    events = [
+        _event("step", "ProfilerStep#1", 0, 100),
+        _event("annotation", "Optimizer.step#AdamW.step", 80, 30),
+        _event("op", "aten::_foreach_add_", 82, 5),
+        _event("step", "ProfilerStep#2", 100, 100),  # starts at 100, inside the optimizer range (to 110)
+        _event("op", "aten::mul", 104, 3),  # still inside both: the hook's own tail
+        _event("op", "aten::item", 120, 10),
+        _event("op", "aten::_local_scalar_dense", 121, 8),
+    ]
+    nested, at = _nested(events)
+    assert nested.flags[at["aten::_foreach_add_"]] & UNDER_OPTIMIZER
+    assert nested.parent[at["ProfilerStep#2"]] == -1 and not nested.flags[at["ProfilerStep#2"]] & UNDER_OPTIMIZER
+    assert nested.parent[at["Optimizer.step#AdamW.step"]] == -1  # it crosses ProfilerStep#1's end too
+    assert nested.parent[at["aten::item"]] == at["ProfilerStep#2"]
+    assert not nested.flags[at["aten::_local_scalar_dense"]] & UNDER_OPTIMIZER
+    assert nested.parent[at["aten::_local_scalar_dense"]] == at["aten::item"]
 
 
 def test_intervals():

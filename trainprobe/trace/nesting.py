@@ -1,6 +1,7 @@
 """Who called whom on each host thread: a trace has no parent links, only times.
 
-On one thread, an event that starts inside another and ends inside it was called by it. Walking a
+On one thread, an event that starts inside another and ends inside it was called by it (a range
+that starts inside another and outlasts it crossed it: it is not its child). Walking a
 thread's events in start order with a stack gives each event's parent, its self time (its
 duration less its children's) and what it inherits from its ancestors: being part of the
 DataLoader's work, of the optimizer's, of a trainprobe phase range.
@@ -87,8 +88,15 @@ def nest(thread: CpuThread, names: list[str], sync_names: frozenset[str]) -> Nes
         if is_optimizer[own]:
             bits |= UNDER_OPTIMIZER
         current_phase = own if is_phase[own] else -1
-        if stack:
-            p = stack[-1]
+        # The parent is the innermost open range that also ends after this event. Ranges can cross:
+        # the probe calls prof.step() from the optimizer's post-step hook, so each ProfilerStep starts
+        # inside an Optimizer.step range and outlasts it. Taken as that range's child, the whole next
+        # step (the loop's .item() calls, its tensor creations) was filed as the optimizer's work.
+        p = len(stack) - 1
+        while p >= 0 and end[stack[p]] + _SLACK < end[i]:
+            p -= 1
+        if p >= 0:
+            p = stack[p]
             parent[i] = p
             self_time[p] -= end[i] - start
             inherited = flags[p] & (UNDER_LOADER | UNDER_OPTIMIZER | UNDER_SYNC)
@@ -102,11 +110,11 @@ def nest(thread: CpuThread, names: list[str], sync_names: frozenset[str]) -> Nes
         flags[i] = bits
         phase[i] = current_phase
         if module is not None:
-            module[i] = own if is_module[own] else (module[stack[-1]] if stack else -1)
+            module[i] = own if is_module[own] else (module[p] if p >= 0 else -1)
         if node is not None:
-            node[i] = i if is_node[own] else (node[stack[-1]] if stack else -1)
+            node[i] = i if is_node[own] else (node[p] if p >= 0 else -1)
         if conv is not None:
-            outer = conv[stack[-1]] if stack else -1
+            outer = conv[p] if p >= 0 else -1
             conv[i] = outer if outer >= 0 else (i if is_conv[own] else -1)
         stack.append(i)
     for i in range(n):
