@@ -28,6 +28,20 @@ cp "$W"/*.txt "$OUT"/
 (cd "$W" && tar czf "$OUT/records.tgz" --exclude='profile.pt.trace.json.gz' --exclude='report.html' campaign)
 (cd "$W" && tar cf - campaign/*/profile.pt.trace.json.gz 2>/dev/null | split -b 15m -a 1 - "$OUT/traces.tar.")
 
+# The probe's own cost a step on this machine, as in benchmarks/overhead.py but on the GPU: the whole probe,
+# its hooks alone and its samplers alone, then where the hooks' time goes (cProfile of the hooks-only A/B).
+mkdir -p "$W/overhead"
+for part in all hooks samplers; do
+  only=""; [ "$part" != all ] && only="--only $part"
+  timeout "${AB_SECONDS:-60}" python3 benchmarks/workloads/inprocess_ab.py --model mlp --device "${AB_DEVICE:-cuda}" \
+    --pairs 40 --steps 40 $only > "$W/overhead/ab_mlp_$part.json" 2> "$W/overhead/ab_mlp_$part.err"
+done
+timeout "${AB_SECONDS:-60}" python3 benchmarks/workloads/inprocess_ab.py --model tiny --device "${AB_DEVICE:-cuda}" \
+  --pairs 40 --steps 40 > "$W/overhead/ab_tiny_all.json" 2> "$W/overhead/ab_tiny_all.err"
+timeout "${AB_SECONDS:-60}" python3 -m cProfile -o "$W/overhead/ab_mlp_hooks.prof" benchmarks/workloads/inprocess_ab.py \
+  --model mlp --device "${AB_DEVICE:-cuda}" --pairs 20 --steps 40 --only hooks > /dev/null 2> "$W/overhead/prof.err"
+(cd "$W" && tar czf "$OUT/overhead.tgz" overhead)
+
 timeout "${TESTS_SECONDS:-100}" python3 -m pytest -q -p no:cacheprovider -m gpu tests/test_gpu.py > "$OUT/pytest-gpu.txt" 2>&1
 echo "exit $?" >> "$OUT/pytest-gpu.txt"
 
