@@ -16,6 +16,7 @@ import pytest
 
 from trainprobe.api import diagnose, trace
 from trainprobe.engine import apply_rules as analyze_record
+from trainprobe.probe.config import WindowPlan
 from trainprobe.probe.profsummary import LIVE_TRACE_NAME
 
 sys.path.insert(0, os.path.dirname(__file__))
@@ -47,7 +48,9 @@ def test_reading_the_trace_gives_the_live_verdict(name):
 
 @pytest.mark.slow
 def test_a_new_run_and_its_trace_agree(tmp_path):
-    live = diagnose([str(SAMPLES / "imagefolder_main_process_decode.py")], tmp_path / "live")
+    # A 2 s steady window (CI's time): the sample's decode stall is most of every step.
+    live = diagnose([str(SAMPLES / "imagefolder_main_process_decode.py")], tmp_path / "live",
+                    plan=WindowPlan(steady_seconds=2.0))
     path = tmp_path / "live" / LIVE_TRACE_NAME
     assert path.exists() and live.record.profiler.trace_path == str(path)
     read = trace([path], tmp_path / "read")

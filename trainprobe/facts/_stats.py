@@ -10,14 +10,12 @@ __all__ = ["clean", "mean", "median", "percentile", "ratio"]
 
 def clean(values: Iterable[Optional[float]]) -> list[float]:
     """The finite numbers of ``values`` (None and NaN dropped)."""
-    out = []
-    for v in values:
-        if v is None or isinstance(v, bool):
-            continue
-        f = float(v)
-        if math.isfinite(f):
-            out.append(f)
-    return out
+    # A diagnosis calls this thousands of times (the verdict's bootstrap): comprehensions, and a second
+    # pass only when something is not finite.
+    out = [float(v) for v in values if v is not None and type(v) is not bool]  # bool has no subclasses
+    if all(map(math.isfinite, out)):
+        return out
+    return [f for f in out if math.isfinite(f)]
 
 
 def mean(values: Iterable[Optional[float]]) -> Optional[float]:

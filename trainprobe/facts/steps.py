@@ -106,8 +106,9 @@ def _shares(steps: tuple[Step, ...]) -> dict[str, object]:
     total = sum(s.duration for s in steps)
     out: dict[str, object] = {}
     for phase in PHASES:
-        out[f"{phase}_share"] = ratio(sum(getattr(s, phase) for s in steps), total)
-        out[f"{phase}_per_step"] = _per_step(steps, phase)
+        spent = sum(getattr(s, phase) for s in steps)  # the sum _per_step makes, made once
+        out[f"{phase}_share"] = ratio(spent, total)
+        out[f"{phase}_per_step"] = spent / len(steps) if steps else None
     parts = [out[f"{p}_share"] for p in ("forward", "backward", "optimizer")]
     out["compute_share"] = None if None in parts else sum(parts)  # type: ignore[arg-type]
     out["zero_grad_per_step"] = _per_step(steps, "zero_grad")

@@ -125,6 +125,21 @@ def partial_batches(steps: Sequence[Step]) -> tuple[Step, ...]:
 
 def steady_steps(record: RunRecord) -> tuple[Step, ...]:
     """The steady steps (see the module's docstring)."""
+    # They depend on the steps alone, and a diagnosis asks for them three times per bootstrap resample:
+    # the last answer is kept with the (immutable) tuple it was made from.
+    global _LAST_STEADY  # pylint: disable=global-statement
+    steps_in, last = record.steps, _LAST_STEADY
+    if last[0] is steps_in and type(steps_in) is tuple:
+        return last[1]
+    found = _steady_steps(record)
+    _LAST_STEADY = (steps_in, found)  # one assignment: a thread sees the old pair or the new one
+    return found
+
+
+_LAST_STEADY: tuple = (None, ())
+
+
+def _steady_steps(record: RunRecord) -> tuple[Step, ...]:
     steps = _candidates(record)
     inside = tuple(s for s in steps if not s.epoch_start)
     if len(inside) * 2 >= len(steps):
