@@ -83,7 +83,12 @@ def recompute_step_facts(record: RunRecord, values: dict[str, object]) -> dict[s
         out.update(_run_family(module.compute, record))
     out.update(_run_family(device.compute, record))  # its shares, rescaled to the new steady step below
     _complete(out, record)
-    return {name: _plain(out.get(name)) for name in FACT_CATALOG}
+    # _plain inlined for the values that are plain already (nearly all): a diagnosis does this for each
+    # of its hundred resamples, over every fact of the catalog.
+    get = out.get
+    return {name: (value if (value := get(name)) is None or (kind := value.__class__) is bool or kind is int
+                   or kind is str or (kind is float and value == value) else _plain(value))
+            for name in FACT_CATALOG}
 
 
 def _complete(values: dict[str, object], record: RunRecord) -> None:
