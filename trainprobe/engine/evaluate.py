@@ -180,15 +180,35 @@ def evaluate_rule(rule: Rule, facts: dict[str, object], render: bool = True,
 
 # The names evaluate_rule adds to a context beside the facts.
 _RULE_NAMES = ("opt", "gain_seconds", "speedup", "severity")
+# id(rule) -> (the rule, the inputs its condition was false for); the rule is held so its id is not reused.
+_QUIET: dict[int, tuple[Rule, set]] = {}
 
 
 def _evaluate(rule: Rule, facts: dict[str, object], render: bool, budget: float,
               context: dict[str, Any]) -> Optional[Finding]:
     context["opt"] = dict(rule.options)
     key = "condition"  # what is being evaluated, so that an error names its line
+    # A condition is a pure function of the facts it reads (and the rule's options): inputs it was false
+    # for stay false. Most rules are quiet on most runs, and most of their facts do not move between the
+    # bootstrap's resamples (types kept in the key: 1, 1.0 and True are equal and not the same input).
+    quiet = _QUIET.get(id(rule))
+    if quiet is None or quiet[0] is not rule:
+        if len(_QUIET) > 1024:
+            _QUIET.clear()
+        quiet = _QUIET[id(rule)] = (rule, set())
+    inputs = tuple((value.__class__, value) for name, value in zip(rule.condition.names,
+                                                                  map(context.get, rule.condition.names))
+                   if name != "opt")  # the options are the rule's own: the same for every input
+    try:
+        if inputs in quiet[1]:
+            return None
+    except TypeError:  # a value that cannot be a key: judge it every time
+        inputs = None
     try:
         with time_budget(budget):
             if not _truthy(rule.condition.evaluate(context)):
+                if inputs is not None and len(quiet[1]) < 4096:
+                    quiet[1].add(inputs)
                 return None
             key = "gain"
             gain = _gain(rule, context, facts.get("step_time"))  # type: ignore[arg-type]
