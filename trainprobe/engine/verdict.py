@@ -65,6 +65,12 @@ _SIGNIFICANT = SIGNIFICANT_GAIN  # a finding must recover this share of the step
 # ... unless a dominant class no finding leads holds this many times what it recovers (_outweighed): a fix
 # of a tenth of the step does not name a run whose batches take 86% of it.
 _OUTWEIGHS = 3.0
+# The model's own math names the verdict over a fix of another class when it holds this many times what
+# the fix recovers. Chosen on the seen sets and the development set (2026-11-27): at 3 the development
+# set's loaded LSTM (expert: input; math 3.8x its 1.2x fix) turned compute; at 5 no seen verdict that was
+# right turns wrong, and test set 10's oversubscribed LeNet (6.5x) and template MNIST (5.4x) and set 1's
+# LeNet (6.1x) are compute, as their experts said. Untested on a held-out set yet.
+_MATH_OUTWEIGHS = 5.0
 
 
 def _f(facts: dict[str, object], name: str) -> float:
@@ -263,24 +269,33 @@ def near_peak(facts: dict[str, object]) -> bool:
     return isinstance(mfu, (int, float)) and mfu >= NEAR_PEAK
 
 
-def _compute_headline(facts: dict[str, object]) -> str:
+def _compute_headline(facts: dict[str, object], minor: int = 0) -> str:
+    """``minor``: findings above info that the math outweighs; they are levers, only smaller ones."""
     mfu = facts.get("mfu")
     device = "GPU" if facts.get("cuda_used") else "CPU"
+    see = f" See the {minor} smaller finding{'s' if minor > 1 else ''} below." if minor else ""
     if near_peak(facts):
         return (f"Near this hardware's limit: the step's matrix math runs at {display.share(mfu)} of "
                 f"{_peak_text(facts)}. Little is left to gain in how the step runs: do less work (a smaller "
-                "model, fewer or shorter steps, fewer samples) or use faster hardware.")
+                "model, fewer or shorter steps, fewer samples) or use faster hardware." + see)
     module = _module_text(facts)
     if isinstance(mfu, (int, float)):
         return (f"The {device} is busy with the model's math, at {display.share(mfu, 1)} of "
-                f"{_peak_text(facts)}{module}; no rule found a specific lever in the training loop.")
+                f"{_peak_text(facts)}{module}; " + _levers_text(minor))
     why = facts.get("mfu_unknown_reason")
     tail = f" (how close to the hardware's peak is unknown: {why})" if why else ""
     if facts.get("cuda_used"):
         return ("The GPU is busy with the model's math (the good case): "
-                f"no significant bottleneck found{tail}.")
+                f"no significant bottleneck found{tail}." + see)
     return ("The CPU is busy with the model's math: no significant bottleneck found "
-            f"in the training loop{tail}.")
+            f"in the training loop{tail}." + see)
+
+
+def _levers_text(minor: int) -> str:
+    if not minor:
+        return "no rule found a specific lever in the training loop."
+    return (f"the {minor} finding{'s' if minor > 1 else ''} below {'are' if minor > 1 else 'is a'} "
+            f"smaller lever{'s' if minor > 1 else ''}.")
 
 
 def _sentence(text: str) -> str:
@@ -351,7 +366,8 @@ def _primary(ranked: list[Finding], step_time: object) -> Optional[Finding]:
     return None
 
 
-def _outweighed(top: Finding, split: dict[str, float], largest: Optional[str], step_time: object) -> bool:
+def _outweighed(top: Finding, split: dict[str, float], largest: Optional[str], step_time: object,
+                factor: float = _OUTWEIGHS) -> bool:
     """A dominant class that no finding leads holds ``_OUTWEIGHS`` times what ``top`` would recover, or
     more: it names the verdict, and ``top`` stays the first finding below. (A hand-written update on bare
     tensors whose batches took 86% of each step had only a host finding, of 8%: "Host-bound" was false.)"""
@@ -361,7 +377,17 @@ def _outweighed(top: Finding, split: dict[str, float], largest: Optional[str], s
         return False  # an out-of-memory run ended there; communication has no share of its own here
     if not isinstance(step_time, (int, float)) or step_time <= 0:
         return False
-    return split[largest] > _OUTWEIGHS * _recovered_share(top, step_time)
+    return split[largest] > factor * _recovered_share(top, step_time)
+
+
+def _model_math(split: dict[str, float], facts: dict[str, object]) -> dict[str, float]:
+    """``split`` with compute cut to the model's own math: on the host's clock, the torch ops the loop
+    calls outside the model (a batch made or augmented in the loop, metrics) are compute in the split,
+    and no sign the model's math is what bounds the run."""
+    if facts.get("device_timeline_available"):
+        return split  # the kernels themselves
+    loop_ops = min(_f(facts, "loop_op_share"), _f(facts, "other_share"))
+    return {**split, "compute": max(0.0, split["compute"] - loop_ops)}
 
 
 def make_verdict(facts: dict[str, object], ranked: list[Finding]) -> Verdict:
@@ -375,18 +401,27 @@ def make_verdict(facts: dict[str, object], ranked: list[Finding]) -> Verdict:
         return Verdict(category="unknown", headline=_no_steps_headline(facts),
                        primary_finding=memory.id if memory else None, **common)
     largest = max((c for c in split if c != "compute"), key=split.get, default=None)
-    if top is not None and not _outweighed(top, split, largest, facts.get("step_time")):
-        common["breakdown"] = _credit(split, top, facts.get("step_time"))
+    # The model's own math outweighs a fix as another class does: a run whose compute is 64-77% of
+    # the step is compute-bound, and a host or launch fix of a tenth of it is its first finding, not
+    # its name (three of test set 10's four misses; experts name the largest share). Compute is taken
+    # after the fix's own time is credited to its class (dispatch overhead is timed inside the model).
+    # Communication is exempt: in a job the question is why it scales short of its ranks, and the
+    # per-rank math is what the ranks were added for (the traces' experts name exposed communication
+    # over 60% of compute kernels).
+    credited = _credit(split, top, facts.get("step_time")) if top is not None else split
+    if top is not None and not _outweighed(top, split, largest, facts.get("step_time")) \
+            and (top.category == "communication"
+                 or not _outweighed(top, _model_math(credited, facts), "compute", facts.get("step_time"),
+                                    _MATH_OUTWEIGHS)):
+        common["breakdown"] = credited
         headline = _sentence(top.title) + _gain_sentence(top)
         return Verdict(category=top.category, headline=headline, primary_finding=top.id,
                        **common)
     if largest and split[largest] >= _DOMINANT:
         headline = f"{display.share(split[largest])} of the step is {_SHARE_TEXT[largest]}"
         return Verdict(category=largest, headline=headline + _causes(ranked, largest), **common)
-    headline = _compute_headline(facts)
     minor = sum(1 for f in ranked if f.severity != "info")
-    if minor:
-        headline += f" See the {minor} smaller finding{'s' if minor > 1 else ''} below."
+    headline = _compute_headline(facts, minor)
     best = _best_speedup(ranked)
     if best:
         headline += f" The findings below could still make {_throughput(ranked, best)} up to about {display.ratio(best)} faster."
