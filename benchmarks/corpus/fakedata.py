@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 __all__ = ["mnist_idx", "cifar10_pickles", "cifar100_pickles", "smooth_image", "write_jpeg", "cora", "pseudo_words",
-           "pseudo_sentences", "pseudo_book", "gpt2_tiktoken_cache", "wiki_xml"]
+           "pseudo_sentences", "pseudo_book", "gpt2_tiktoken_cache", "wiki_xml", "ett_csv"]
 
 
 def _blob_digits(n: int, size: int, rng: np.random.Generator) -> np.ndarray:
@@ -274,3 +274,23 @@ def wiki_xml(total: int, seed: int = 0) -> bytes:
         page_id += 1
     block = ("<mediawiki xml:lang=\"en\">\n" + "".join(pages)).encode("utf-8")
     return (block * (total // len(block) + 1))[:total]
+
+
+def ett_csv(path: Path, rows: int = 17420, freq: str = "h", seed: int = 0) -> None:
+    """An ETT-like CSV (Electricity Transformer Temperature): a date column and the real file's columns
+    HUFL, HULL, MUFL, MULL, LUFL, LULL, OT, hourly (freq "h") or every 15 minutes from 2016-07-01 00:00:
+    daily and weekly sinusoids + a random walk + noise. 17420 rows is the real ETTh1's length."""
+    import pandas as pd  # only the time-series scripts' venvs have it
+
+    rng = np.random.default_rng(seed)
+    t = np.arange(rows)
+    per_day = 24 if freq == "h" else 96
+    cols = {}
+    for i, name in enumerate(["HUFL", "HULL", "MUFL", "MULL", "LUFL", "LULL", "OT"]):
+        walk = np.cumsum(rng.normal(0, 0.05, rows))
+        season = (2 + i) * np.sin(2 * np.pi * t / per_day + i) + np.sin(2 * np.pi * t / (7 * per_day))
+        cols[name] = np.round(10 + season + walk + rng.normal(0, 0.3, rows), 3)
+    dates = pd.date_range("2016-07-01 00:00:00", periods=rows, freq="h" if freq == "h" else "15min")
+    df = pd.DataFrame({"date": dates.strftime("%Y-%m-%d %H:%M:%S"), **cols})
+    path.parent.mkdir(parents=True, exist_ok=True)
+    df.to_csv(path, index=False)
