@@ -84,6 +84,14 @@ def test_the_scripts_own_checkpoints_of_its_model_work_and_hold_nothing_of_train
                                 "print(len(m._forward_pre_hooks), len(m._forward_hooks))")
     assert loaded.returncode == 0, loaded.stderr
     assert loaded.stdout.split() == ["0", "0"]
+    # The loss module pickles its state its own way: the probe's hooks are left out of it too.
+    losses = checkpoint.with_name(checkpoint.name + ".loss")
+    assert b"trainprobe" not in losses.read_bytes()
+    loaded = plain_python("-c", f"import torch; d = torch.load({str(losses)!r}, weights_only=False); "
+                                "print(*(len(m._forward_pre_hooks) + len(m._forward_hooks) for m in d.values()))",
+                          cwd=SCRIPTS)
+    assert loaded.returncode == 0, loaded.stderr
+    assert loaded.stdout.split() == ["0", "0"]
 
 
 @pytest.mark.slow

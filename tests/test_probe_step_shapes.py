@@ -28,6 +28,7 @@ def _run(tmp_path, shape):
     ("closure", "fetch", 1, 1),
     ("nooptim", "fetch", 0, 1),
     ("handmade", "optimizer", 1, 0),
+    ("noise", "fetch", 1, 1),
 ])
 def test_each_loop_shape_gives_one_step_per_iteration(tmp_path, shape, unit, updates, batches):
     record, values = _run(tmp_path, shape)
@@ -46,3 +47,12 @@ def test_a_closures_own_code_is_not_optimizer_time(tmp_path):
     # SGD's own update is small; the closure's zero_grad and loss glue are the loop's code.
     assert values["optimizer_per_step"] < values["forward_per_step"] + values["backward_per_step"]
     assert values["forward_per_step"] > 0 and values["backward_per_step"] > 0
+
+
+def test_a_loader_read_inside_the_forward_is_not_the_training_loader(tmp_path):
+    """SpeechBrain's speaker-id template (test set 11): AddNoise draws its noise from a DataLoader of its
+    own inside the step. Each of its batches ended a step, every step was cut in two, and the noise
+    loader was taken for the training one."""
+    record, _ = _run(tmp_path, "noise")
+    used = [d.dataset_len for d in record.settings.dataloaders if d.used_in_training]
+    assert used == [4096]

@@ -6,6 +6,8 @@ lbfgs        a closure-based optimizer (LBFGS runs forward and backward inside s
 closure      a framework-style loop: the whole training step in a closure passed to step()
 nooptim      no optimizer object: a hand-written SGD update after backward
 handmade     no DataLoader: batches built by hand, one optimizer
+noise        an augmentation inside the model's forward draws noise from a DataLoader of its own
+             (SpeechBrain's AddNoise does): one step per training batch, not two
 
 Prints "ITERATIONS n" at the end so a test can count them.
 """
@@ -93,4 +95,29 @@ elif args.shape == "handmade":
         loss_fn(model(x), y).backward()
         opt.step()
         done += 1
+elif args.shape == "noise":
+    noise = DataLoader(TensorDataset(torch.randn(48, 32)), batch_size=16)  # restarts every fourth draw
+
+    class Noisy(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.net, self.draws = model, iter(())
+
+        def forward(self, x):
+            try:
+                (n,) = next(self.draws)
+            except StopIteration:
+                self.draws = iter(noise)
+                (n,) = next(self.draws)
+            return self.net(x + 0.1 * n)
+
+    noisy = Noisy()
+    opt = torch.optim.SGD(noisy.parameters(), lr=0.01)
+    for x, y in batches():
+        opt.zero_grad()
+        loss_fn(noisy(x), y).backward()
+        opt.step()
+        done += 1
+        if done == args.iterations:
+            break
 print("ITERATIONS", done)

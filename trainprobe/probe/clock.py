@@ -172,6 +172,7 @@ class StepClock:
         self._updates = 0  # optimizer steps
         self._backwards = 0  # backward calls outside optimizer steps
         self._forwards = 0  # top-level forwards
+        self._open_forwards = 0  # top-level forwards since the last backward or update
         self._loader: object = None  # the loader whose batch began the step
         self._fetches = 0  # DataLoader batches fetched so far
         self._fetches_at_step: dict[int, int] = {}  # id(optimizer) -> fetches when it last stepped
@@ -290,8 +291,25 @@ class StepClock:
         if self._lr is None:
             self._lr = lr
 
-    def on_fetch(self, loader: object) -> None:
-        """A DataLoader batch is about to be fetched; may end the step (and raise ProbeStop)."""
+    def auxiliary_fetch(self, loader: object, inside_forward: bool = False) -> bool:
+        """A batch from ``loader`` now is not the step's own: it feeds the step's work, as the noise of
+        an augmentation that reads a loader of its own (SpeechBrain's AddNoise) does. Either a module's
+        forward is fetching it (``inside_forward``), or the step began with a batch of a loader that
+        trains (its batches fed a backward), a forward has begun since the last backward, and this is
+        another loader."""
+        if loader is self._loader or self._updates:
+            return False
+        return inside_forward or (bool(getattr(self._loader, "used_in_training", False))
+                                  and self._open_forwards > 0)
+
+    @property
+    def forward_begun(self) -> bool:
+        """A forward of the step has begun and no backward has followed it yet."""
+        return self._open_forwards > 0
+
+    def on_fetch(self, loader: object, inside_forward: bool = False) -> None:
+        """A DataLoader batch is about to be fetched; may end the step (and raise ProbeStop).
+        ``inside_forward``: a module's forward fetches it (see auxiliary_fetch)."""
         self.fetch_seen = True
         self._fetches += 1
         busy = self._forwards or self._backwards or self._updates  # more than fetching so far
@@ -299,15 +317,17 @@ class StepClock:
             unit = self.unit
             if unit == "fetch":
                 # Another loader after some work: training to validation, or back. (Two loaders
-                # read together, zip(a, b), fetch before any work and do not end a step.)
-                switch = loader is not self._loader
+                # read together, zip(a, b), fetch before any work and do not end a step; nor does a
+                # loader read after a training forward began and before its backward: an augmentation
+                # drawing noise from a loader of its own inside the step, as SpeechBrain's AddNoise does.)
+                switch = loader is not self._loader and not self.auxiliary_fetch(loader, inside_forward)
                 if self._updates or switch or (self._backwards and not self.optimizer_seen):
                     self._end_step("fetch")
             elif unit is None or unit == "batch":
                 if self._backwards and not self.optimizer_seen:  # no optimizer object: a hand-written update
                     self._decide("fetch")
                     self._end_step("fetch")
-                elif not self._backwards:  # forwards without a backward: an inference loop
+                elif not self._backwards and not self.auxiliary_fetch(loader, inside_forward):  # inference
                     self.unit = "batch"
                     self._end_step("batch")
         elif self._step_start is not None and self.plan.steps_by_batches and loader is self._loader and \
@@ -331,11 +351,13 @@ class StepClock:
             self.unit = "backward"
             self._end_step("backward")
         self._forwards += 1
+        self._open_forwards += 1
 
     def on_backward(self) -> None:
         if "optimizer" in self._stack:  # a closure's backward is part of its optimizer step
             return
         self._backwards += 1
+        self._open_forwards = 0
         if not (self.optimizer_seen or self.fetch_seen or self.forward_seen) and self.unit in (None, "backward"):
             # No module, no optimizer, no DataLoader (math on bare tensors): nothing marks where an
             # iteration begins, so each backward ends one.
@@ -345,6 +367,7 @@ class StepClock:
     def on_optimizer_step(self, optimizer: object) -> None:
         """An optimizer step ended; may end the step (and raise ProbeStop)."""
         self._updates += 1
+        self._open_forwards = 0
         first = not self.optimizer_seen
         self.optimizer_seen = True
         repeated = optimizer in self._optimizers
@@ -435,7 +458,7 @@ class StepClock:
         self._batches = 0
         self._samples = None
         self._epoch_start = False
-        self._updates = self._backwards = self._forwards = 0
+        self._updates = self._backwards = self._forwards = self._open_forwards = 0
         self._lr = None
 
     # -- the window plan ----------------------------------------------------------

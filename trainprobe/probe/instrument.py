@@ -197,7 +197,7 @@ class Instrumentation:
         self._module_handles: list[Any] = []  # the module ranges' hooks, only while the profiler runs
         self._hooked: "weakref.WeakSet[Any]" = weakref.WeakSet()  # modules with our hooks on them
         self._hook_ids: set[int] = set()
-        self._pickles_patched = False
+        self._getstate_patched: set[type] = set()  # classes whose __getstate__ leaves our hooks out
         self._originals: list[tuple[Any, str, Any]] = []
         self._finished = False
         self.plugin: Optional[ProbePlugin] = None  # see probe/plugins.py; the what-if plugs in here
@@ -244,7 +244,7 @@ class Instrumentation:
         for owner, name, original in reversed(self._originals):
             setattr(owner, name, original)
         self._originals.clear()
-        self._pickles_patched = False
+        self._getstate_patched.clear()
         self._release_loaders()
 
     def _release_loaders(self) -> None:
@@ -311,7 +311,11 @@ class Instrumentation:
             if entry is None or (instr.tracing_possible and _is_compiling()):
                 return original_next(iterator)
             clock = instr.clock
-            clock.on_fetch(entry)  # may end the step: an iteration of the loop begins with its batch
+            inside = bool(instr._top_phase)  # a module's forward (or eval) is running: it fetches this
+            auxiliary = clock.auxiliary_fetch(entry, inside)  # read before on_fetch, which may begin a step
+            clock.on_fetch(entry, inside)  # may end the step: an iteration of the loop begins with its batch
+            # Fetched before the step's forward (or beginning a step): the batch the backward trains on.
+            feeds_step = not inside and not clock.forward_begun
             start = clock.enter("data_wait")
             instr._received = 0.0
             if getattr(iterator, "_num_workers", 0):
@@ -328,11 +332,15 @@ class Instrumentation:
             entry.wait_total += wait
             if entry.first_batch_wait is None:
                 entry.first_batch_wait = wait
-            clock.note_batch(_batch_size(batch))
+            if not auxiliary:  # an augmentation's noise is not samples the step trains on
+                clock.note_batch(_batch_size(batch))
             # A batch fetched with autograd off (a validation loop under no_grad or inference_mode) feeds
             # no backward: the next backward's batch came from elsewhere (on an H200 a sample trained from
             # batches indexed on the device, and its validation DataLoader was taken for the training one).
-            instr.reg.last_loader = entry if torch.is_grad_enabled() else None
+            # A batch fetched after a forward began (an augmentation's own loader, read inside the step)
+            # does not feed the backward: the loader read before the forward stays the one it trains from.
+            if feeds_step:
+                instr.reg.last_loader = entry if torch.is_grad_enabled() else None
             return batch
 
         self._patch(DataLoader, "__iter__", __iter__)
@@ -608,26 +616,18 @@ class Instrumentation:
 
         The hooks on the top-level modules (and, while the profiler runs, on their children) are
         bound methods of this object, which holds open files, or closures: pickled with the model,
-        they would fail the script's own checkpoint (or put trainprobe into it).
-        Module.__getstate__ leaves them out while the probe runs. Installed once; the modules and
-        hook ids it leaves out are this object's ``_hooked`` and ``_hook_ids``."""
-        if self._pickles_patched:
-            return
-        self._pickles_patched = True
+        they would fail the script's own checkpoint (or put trainprobe into it). The ``__getstate__``
+        that pickles each hooked module leaves them out while the probe runs: Module's, and a
+        subclass's own where it has one (torchmetrics' Metric builds its state without Module's, and
+        pytorch-forecasting keeps its loss, a Metric called at the top level, in Lightning's
+        checkpoint). Called whenever modules are hooked; each class is patched once."""
         hooked, ids = self._hooked, self._hook_ids
-        original = torch.nn.Module.__getstate__
-        keys = ("_forward_pre_hooks", "_forward_hooks", "_forward_hooks_always_called")
-
-        def __getstate__(module):
-            state = original(module)
-            if module in hooked:
-                for key in keys:
-                    hooks = state.get(key)
-                    if hooks and not ids.isdisjoint(hooks):
-                        state[key] = OrderedDict((k, v) for k, v in hooks.items() if k not in ids)
-            return state
-
-        self._patch(torch.nn.Module, "__getstate__", __getstate__)
+        for module in list(hooked):
+            owner = next(c for c in type(module).__mro__ if "__getstate__" in c.__dict__)
+            if owner in self._getstate_patched or owner is object:
+                continue
+            self._getstate_patched.add(owner)
+            self._patch(owner, "__getstate__", _without_our_hooks(owner.__dict__["__getstate__"], hooked, ids))
 
     def _optimizer_pre(self, optimizer, args, kwargs):
         if self.tracing_possible and _is_compiling():
@@ -935,3 +935,21 @@ def _data_paths(reg: Registry) -> list[str]:
         if isinstance(root, str):
             paths.append(root)
     return paths
+
+
+_HOOK_KEYS = ("_forward_pre_hooks", "_forward_hooks", "_forward_hooks_always_called")
+
+
+def _without_our_hooks(original: Any, hooked: Any, ids: set) -> Any:
+    """``original`` (a class's own __getstate__), with the probe's hooks taken out of the state it
+    returns for a module the probe hooked. The live module keeps them: the state is a new dict."""
+    def __getstate__(module):
+        state = original(module)
+        if module in hooked and isinstance(state, dict):
+            for key in _HOOK_KEYS:
+                hooks = state.get(key)
+                if hooks and not ids.isdisjoint(hooks):
+                    state = {**state, key: OrderedDict((k, v) for k, v in hooks.items() if k not in ids)}
+        return state
+
+    return __getstate__
