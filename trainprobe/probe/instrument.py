@@ -621,13 +621,13 @@ class Instrumentation:
         subclass's own where it has one (torchmetrics' Metric builds its state without Module's, and
         pytorch-forecasting keeps its loss, a Metric called at the top level, in Lightning's
         checkpoint). Called whenever modules are hooked; each class is patched once."""
-        hooked, ids = self._hooked, self._hook_ids
-        for module in list(hooked):
+        ids = self._hook_ids
+        for module in list(self._hooked):
             owner = next(c for c in type(module).__mro__ if "__getstate__" in c.__dict__)
             if owner in self._getstate_patched or owner is object:
                 continue
             self._getstate_patched.add(owner)
-            self._patch(owner, "__getstate__", _without_our_hooks(owner.__dict__["__getstate__"], hooked, ids))
+            self._patch(owner, "__getstate__", _without_our_hooks(owner.__dict__["__getstate__"], ids))
 
     def _optimizer_pre(self, optimizer, args, kwargs):
         if self.tracing_possible and _is_compiling():
@@ -940,12 +940,14 @@ def _data_paths(reg: Registry) -> list[str]:
 _HOOK_KEYS = ("_forward_pre_hooks", "_forward_hooks", "_forward_hooks_always_called")
 
 
-def _without_our_hooks(original: Any, hooked: Any, ids: set) -> Any:
+def _without_our_hooks(original: Any, ids: set) -> Any:
     """``original`` (a class's own __getstate__), with the probe's hooks taken out of the state it
-    returns for a module the probe hooked. The live module keeps them: the state is a new dict."""
+    returns. The live module keeps them: the state is a new dict. Hooks are known by their handles'
+    ids (unique in the process), not by the module: a torchmetrics Metric hashes its changing state,
+    and a set of modules no longer finds it after an update."""
     def __getstate__(module):
         state = original(module)
-        if module in hooked and isinstance(state, dict):
+        if isinstance(state, dict):
             for key in _HOOK_KEYS:
                 hooks = state.get(key)
                 if hooks and not ids.isdisjoint(hooks):
