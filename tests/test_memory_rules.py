@@ -131,3 +131,21 @@ def test_low_mfu_says_which_batch_fits():
 def counted_on(rec):
     counted = counted_cpu_step()
     return replace(rec, memory=counted.memory)
+
+
+def test_a_model_that_is_never_trained_running_with_autograd_is_not_validation():
+    """Test set 11's DQN: its target network (never in training mode) ran 377 eval-mode forwards with
+    autograd on, inside the steps. That is not validation's memory: worth knowing (wrap it in no_grad), at
+    info. A trained model's eval forwards with autograd stay a warning about validation."""
+    from rule_cases.records import cpu_record, with_model
+
+    base = with_model(cpu_record(), eval_calls=0, eval_calls_with_grad=0)
+    trained = base.settings.models[0]
+    assert trained.train_calls > 0
+    target = replace(trained, train_calls=0, eval_calls=40, eval_calls_with_grad=40)
+    record = with_settings(base, models=(trained, target))
+    finding = next(f for f in diagnose(record).findings if f.id == "validation-without-no-grad")
+    assert finding.severity == "info" and "never trained" in finding.title and "no_grad" in finding.advice
+    validating = with_settings(base, models=(replace(trained, eval_calls=40, eval_calls_with_grad=40), target))
+    finding = next(f for f in diagnose(validating).findings if f.id == "validation-without-no-grad")
+    assert finding.severity == "warning" and finding.title.startswith("validation builds")

@@ -90,6 +90,7 @@ def test_an_unwritable_cache_folder_is_left_alone(tmp_path, monkeypatch, fresh_c
     assert blocker.is_file()
 
 
+@pytest.mark.slow  # three `trainprobe report` processes: 5 s of the quick loop's minute
 def test_a_report_made_from_the_cache_is_the_one_made_without_it(tmp_path):
     """Three `trainprobe report` runs of one recorded run: the first checks every rule text and compiles
     the page's templates, keeping both in the cache folder; the second reads them back; the third has the

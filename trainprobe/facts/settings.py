@@ -49,6 +49,8 @@ FACTS = {
     "input_shape_count": ("count", "Distinct input shapes the model saw (1 = fixed shapes)."),
     "eval_calls": ("count", "Eval-mode forwards of the model."),
     "eval_calls_with_grad": ("count", "Eval-mode forwards that still built an autograd graph."),
+    "frozen_eval_calls_with_grad": ("count", "Of eval_calls_with_grad, those of models never run in training mode: "
+                                    "a DQN's target network, a distillation teacher, an EMA copy."),
     "outcome_status": ("text", "How the run ended: completed, stopped, failed, killed, timeout..."),
     "oom": ("bool", "The run ran out of memory (CUDA OOM or the OOM killer)."),
     "steps_recorded": ("count", "Steps recorded in all phases."),
@@ -105,6 +107,7 @@ def _model_facts(record: RunRecord) -> dict[str, object]:
         "input_shape_count": len(m.input_shapes),
         "eval_calls": sum(x.eval_calls for x in models),
         "eval_calls_with_grad": sum(x.eval_calls_with_grad for x in models),
+        "frozen_eval_calls_with_grad": sum(x.eval_calls_with_grad for x in models if not x.train_calls),
         "data_parallel": record.settings.data_parallel or m.wrapper == "DataParallel",
     }
 
