@@ -179,12 +179,10 @@ def _with(diagnosis, **verifications):
 
 
 def test_a_disproved_estimate_no_longer_leads_the_verdict():
-    from rule_cases.cases import replace_workers_fetch, with_stalls
-    from rule_cases.records import gpu_record, with_workers
-    # Every fourth step waits 90 ms for its batch (the prefetch-starved rule case stalls every eighth:
-    # there the model's math outweighs the fix and names the verdict, and this is about a fix that leads).
-    starved = with_stalls(with_steps(gpu_record(), data_wait=0.001), every=4, stall=0.09)
-    before = diagnose(with_workers(replace_workers_fetch(starved, fetch=0.08), 8, 40.0))
+    from rule_cases.cases import _prefetch
+    # Every fourth step stalls (the prefetch-starved rule case stalls every eighth: there the model's math
+    # outweighs the fix and names the verdict, and this is about a fix that leads).
+    before = diagnose(_prefetch(40.0, every=4))
     assert before.verdict.primary_finding == "dataloader-prefetch-starved"
     assert "faster" in before.verdict.headline
     after = _with(before, **{"dataloader-prefetch-starved": Verification(

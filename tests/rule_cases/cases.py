@@ -105,8 +105,9 @@ def waiting_workers(read_share: float, machine_busy: float = 30.0) -> RunRecord:
                          worker_categories={"sleep": 0.85 - read_share, "io": read_share, "python": 0.15})
 
 
-def _prefetch(cpu: float) -> RunRecord:
-    rec = with_stalls(with_steps(gpu_record(), data_wait=0.001), every=8, stall=0.09)
+def _prefetch(cpu: float, every: int = 8) -> RunRecord:
+    """Every ``every``-th step waits 90 ms for its batch although 8 workers keep up on average."""
+    rec = with_stalls(with_steps(gpu_record(), data_wait=0.001), every=every, stall=0.09)
     rec = replace_workers_fetch(rec, fetch=0.08)  # 0.08 s per batch / 0.05 s busy = 1.6 needed
     return with_workers(rec, 8, cpu)
 

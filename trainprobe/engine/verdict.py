@@ -368,7 +368,7 @@ def _primary(ranked: list[Finding], step_time: object) -> Optional[Finding]:
 
 def _outweighed(top: Finding, split: dict[str, float], largest: Optional[str], step_time: object,
                 factor: float = _OUTWEIGHS) -> bool:
-    """A dominant class that no finding leads holds ``_OUTWEIGHS`` times what ``top`` would recover, or
+    """A dominant class that no finding leads holds ``factor`` times what ``top`` would recover, or
     more: it names the verdict, and ``top`` stays the first finding below. (A hand-written update on bare
     tensors whose batches took 86% of each step had only a host finding, of 8%: "Host-bound" was false.)"""
     if largest is None or largest == top.category or split[largest] < _DOMINANT:

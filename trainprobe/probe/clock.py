@@ -307,9 +307,11 @@ class StepClock:
         """A forward of the step has begun and no backward has followed it yet."""
         return self._open_forwards > 0
 
-    def on_fetch(self, loader: object, inside_forward: bool = False) -> None:
+    def on_fetch(self, loader: object, inside_forward: bool = False) -> bool:
         """A DataLoader batch is about to be fetched; may end the step (and raise ProbeStop).
-        ``inside_forward``: a module's forward fetches it (see auxiliary_fetch)."""
+        ``inside_forward``: a module's forward fetches it. Returns whether the batch is auxiliary
+        (see auxiliary_fetch), judged before the step it may end."""
+        auxiliary = self.auxiliary_fetch(loader, inside_forward)
         self.fetch_seen = True
         self._fetches += 1
         busy = self._forwards or self._backwards or self._updates  # more than fetching so far
@@ -320,14 +322,14 @@ class StepClock:
                 # read together, zip(a, b), fetch before any work and do not end a step; nor does a
                 # loader read after a training forward began and before its backward: an augmentation
                 # drawing noise from a loader of its own inside the step, as SpeechBrain's AddNoise does.)
-                switch = loader is not self._loader and not self.auxiliary_fetch(loader, inside_forward)
+                switch = loader is not self._loader and not auxiliary
                 if self._updates or switch or (self._backwards and not self.optimizer_seen):
                     self._end_step("fetch")
             elif unit is None or unit == "batch":
                 if self._backwards and not self.optimizer_seen:  # no optimizer object: a hand-written update
                     self._decide("fetch")
                     self._end_step("fetch")
-                elif not self._backwards and not self.auxiliary_fetch(loader, inside_forward):  # inference
+                elif not self._backwards and not auxiliary:  # forwards without a backward: an inference loop
                     self.unit = "batch"
                     self._end_step("batch")
         elif self._step_start is not None and self.plan.steps_by_batches and loader is self._loader and \
@@ -341,6 +343,7 @@ class StepClock:
         if self._epoch_pending:
             self._epoch_pending = False
             self._epoch_start = True
+        return auxiliary
 
     def on_forward(self, training: bool) -> None:
         """A top-level forward starts: with no optimizer and no DataLoader, an iteration begins at

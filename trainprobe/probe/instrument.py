@@ -312,8 +312,7 @@ class Instrumentation:
                 return original_next(iterator)
             clock = instr.clock
             inside = bool(instr._top_phase)  # a module's forward (or eval) is running: it fetches this
-            auxiliary = clock.auxiliary_fetch(entry, inside)  # read before on_fetch, which may begin a step
-            clock.on_fetch(entry, inside)  # may end the step: an iteration of the loop begins with its batch
+            auxiliary = clock.on_fetch(entry, inside)  # may end the step: an iteration begins with its batch
             # Fetched before the step's forward (or beginning a step): the batch the backward trains on.
             feeds_step = not inside and not clock.forward_begun
             start = clock.enter("data_wait")
