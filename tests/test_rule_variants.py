@@ -15,6 +15,7 @@ from trainprobe.record import CliFlag, FrameworkInfo
 sys.path.insert(0, os.path.dirname(__file__))
 from rule_cases.cases import CASES  # noqa: E402
 from rule_cases.records import cpu_record, with_loader, with_settings, with_steps  # noqa: E402
+from breadth import every_nth_quick  # noqa: E402
 
 RULE = '''
 id = "{id}"
@@ -175,8 +176,8 @@ _CLI_FLAGS = tuple(CliFlag(options=(option,), dest=dest, value="0") for option, 
     ("--workers", "workers"), ("--batch-size", "batch_size"), ("--bf16", "bf16"), ("--compile", "compile")))
 
 
-@pytest.mark.parametrize("rule_id, name", [(r.id, v.name) for r in load_rules()[0] if r.id in _ADDED
-                                           for v in r.variants])
+@pytest.mark.parametrize("rule_id, name", every_nth_quick([(r.id, v.name) for r in load_rules()[0] if r.id in _ADDED
+                                                           for v in r.variants], 4))
 def test_each_added_framework_table_speaks_its_frameworks_terms_at_its_line(rule_id, name):
     record = CASES[rule_id].bad()
     if name == "cli":
@@ -196,8 +197,8 @@ def test_each_added_framework_table_speaks_its_frameworks_terms_at_its_line(rule
 _LIBRARIES = ("skorch", "stable_baselines3", "ignite", "keras")
 
 
-@pytest.mark.parametrize("rule_id, name", [(r.id, v.name) for r in load_rules()[0] for v in r.variants
-                                           if v.name in _LIBRARIES and r.id in CASES])
+@pytest.mark.parametrize("rule_id, name", every_nth_quick([(r.id, v.name) for r in load_rules()[0] for v in r.variants
+                                                           if v.name in _LIBRARIES and r.id in CASES], 4))
 def test_each_librarys_table_names_its_knob_at_its_settings_line(rule_id, name):
     calls = {"skorch": "NeuralNetClassifier", "stable_baselines3": "PPO", "ignite": "create_supervised_trainer",
              "keras": "compile"}

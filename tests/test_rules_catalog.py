@@ -30,6 +30,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 from rule_cases.cases import CASES, CPU_CASES  # noqa: E402
 from rule_cases.records import cpu_record, gpu_record, with_settings  # noqa: E402
 import recorded  # noqa: E402
+from breadth import every_nth_quick  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES, ERRORS = load_rules()
@@ -119,7 +120,7 @@ def test_cpu_pattern_of_the_rule(rule_id):
     assert rule_id not in {f.id for f in diagnose(case.good()).findings}
 
 
-@pytest.mark.parametrize("rule_id", sorted(GPU_RULES))
+@pytest.mark.parametrize("rule_id", every_nth_quick(sorted(GPU_RULES), 4))
 def test_gpu_rules_stay_quiet_on_a_cpu_only_run(rule_id):
     bad = CASES[rule_id].bad()
     cpu_only = with_settings(bad, cuda_used=False, devices_used=("cpu",))
