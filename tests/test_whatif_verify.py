@@ -130,3 +130,26 @@ def test_a_fix_that_breaks_the_script_is_reported_and_not_retried(tmp_path):
     verification = _verification([candidate], outcome)
     assert verification.status == "failed"
     assert "PicklingError" in verification.text
+
+
+@pytest.mark.slow
+def test_a_fixs_hooks_and_wrapped_forwards_stay_out_of_the_scripts_own_checkpoints(tmp_path):
+    """channels_last puts a forward hook on the model and activation checkpointing wraps each block's
+    forward in a closure of ours: a script that saves its whole model during a trial must save it as
+    python would, neither failing on the closure nor putting trainprobe into its file."""
+    from trainprobe.whatif.plan import Candidate
+    from trainprobe.whatif.session import Session
+
+    checkpoint = tmp_path / "model.pt"
+    script = Path(__file__).parent / "scripts" / "saves_conv_blocks.py"
+    candidate = Candidate("channels_last+checkpointing", "channels_last",
+                          {"channels_last": True, "activation_checkpointing": True})
+    outcome = Session([str(script), str(checkpoint)], tmp_path / "verify", 90, sys.executable).run([candidate])
+    trial = next(t for t in outcome.trials if t.label != "baseline")
+    assert trial.ok, trial.reason
+    assert b"trainprobe" not in checkpoint.read_bytes()
+    loaded = subprocess.run([sys.executable, "-c", f"import torch; m = torch.load({str(checkpoint)!r}, "
+                             "weights_only=False); print(len(m._forward_pre_hooks), sum('forward' in b.__dict__ "
+                             "for b in m.children()))"], capture_output=True, text=True, cwd=script.parent)
+    assert loaded.returncode == 0, loaded.stderr
+    assert loaded.stdout.split() == ["0", "0"]

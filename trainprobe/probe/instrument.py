@@ -197,6 +197,8 @@ class Instrumentation:
         self._module_handles: list[Any] = []  # the module ranges' hooks, only while the profiler runs
         self._hooked: "weakref.WeakSet[Any]" = weakref.WeakSet()  # modules with our hooks on them
         self._hook_ids: set[int] = set()
+        # Instance attributes a plug-in set on a module (a what-if's wrapped forward): id(module) -> {name: value}
+        self._hidden_attributes: dict[int, dict[str, Any]] = {}
         self._getstate_patched: set[type] = set()  # classes whose __getstate__ leaves our hooks out
         self._originals: list[tuple[Any, str, Any]] = []
         self._finished = False
@@ -219,7 +221,17 @@ class Instrumentation:
         self.plugin = plugin
         plugin.install(PluginContext(emit=self.sink.emit, registry=self.reg,
                                      position=lambda: (self.clock.steps_emitted, self.clock.window),
-                                     phase=lambda: self.clock.current_phase, t0=self.config.t0))
+                                     phase=lambda: self.clock.current_phase, t0=self.config.t0,
+                                     keep_out_of_pickles=self._keep_out_of_pickles))
+
+    def _keep_out_of_pickles(self, module: Any, handle: Any = None, attribute: Optional[str] = None) -> None:
+        """A plug-in's hook on ``module``, or its instance attribute ``attribute``, left out of the
+        module's pickled state as the probe's own hooks are."""
+        if handle is not None:
+            self._hook_ids.add(handle.id)
+        if attribute is not None:
+            self._hidden_attributes.setdefault(id(module), {})[attribute] = module.__dict__.get(attribute)
+        self._guard_pickling(module)
 
     def install(self) -> None:
         self.sink.emit("torch_env", **_torch_env())  # now: once the script ran out of memory, reading may abort
@@ -620,13 +632,16 @@ class Instrumentation:
         subclass's own where it has one (torchmetrics' Metric builds its state without Module's, and
         pytorch-forecasting keeps its loss, a Metric called at the top level, in Lightning's
         checkpoint). Called whenever modules are hooked; each class is patched once."""
-        ids = self._hook_ids
         for module in list(self._hooked):
-            owner = next(c for c in type(module).__mro__ if "__getstate__" in c.__dict__)
-            if owner in self._getstate_patched or owner is object:
-                continue
-            self._getstate_patched.add(owner)
-            self._patch(owner, "__getstate__", _without_our_hooks(owner.__dict__["__getstate__"], ids))
+            self._guard_pickling(module)
+
+    def _guard_pickling(self, module: Any) -> None:
+        owner = next(c for c in type(module).__mro__ if "__getstate__" in c.__dict__)
+        if owner in self._getstate_patched or owner is object:
+            return
+        self._getstate_patched.add(owner)
+        self._patch(owner, "__getstate__", _without_our_hooks(owner.__dict__["__getstate__"], self._hook_ids,
+                                                              self._hidden_attributes))
 
     def _optimizer_pre(self, optimizer, args, kwargs):
         if self.tracing_possible and _is_compiling():
@@ -939,11 +954,15 @@ def _data_paths(reg: Registry) -> list[str]:
 _HOOK_KEYS = ("_forward_pre_hooks", "_forward_hooks", "_forward_hooks_always_called")
 
 
-def _without_our_hooks(original: Any, ids: set) -> Any:
+def _without_our_hooks(original: Any, ids: set, attributes: Optional[dict] = None) -> Any:
     """``original`` (a class's own __getstate__), with the probe's hooks taken out of the state it
-    returns. The live module keeps them: the state is a new dict. Hooks are known by their handles'
-    ids (unique in the process), not by the module: a torchmetrics Metric hashes its changing state,
-    and a set of modules no longer finds it after an update."""
+    returns, and the instance attributes a plug-in set (``attributes``: id(module) -> {name: value}).
+    The live module keeps them: the state is a new dict. Hooks are known by their handles' ids
+    (unique in the process), not by the module: a torchmetrics Metric hashes its changing state, and
+    a set of modules no longer finds it after an update. An attribute is left out only while it still
+    holds the value the plug-in set (an id can be reused by a later object)."""
+    attributes = {} if attributes is None else attributes
+
     def __getstate__(module):
         state = original(module)
         if isinstance(state, dict):
@@ -951,6 +970,9 @@ def _without_our_hooks(original: Any, ids: set) -> Any:
                 hooks = state.get(key)
                 if hooks and not ids.isdisjoint(hooks):
                     state = {**state, key: OrderedDict((k, v) for k, v in hooks.items() if k not in ids)}
+            hidden = attributes.get(id(module))
+            if hidden and any(state.get(name) is value for name, value in hidden.items()):
+                state = {k: v for k, v in state.items() if not (k in hidden and v is hidden[k])}
         return state
 
     return __getstate__

@@ -44,6 +44,10 @@ class PluginContext:
     position: Callable[[], tuple[int, str]]  # (steps so far, current window)
     phase: Callable[[], Optional[str]] = lambda: None  # the step phase the loop is in (None: between phases)
     t0: float = 0.0  # the parent's launch time (time.monotonic()): events' times are relative to it
+    # keep_out_of_pickles(module, handle=None, attribute=None): a hook handle or an instance attribute
+    # a plug-in put on the script's module, left out when the script pickles or copies that module (its
+    # torch.save(model) must not hold trainprobe, nor fail on a closure of ours). Outside the probe: nothing.
+    keep_out_of_pickles: Callable[..., None] = lambda module, handle=None, attribute=None: None
 
     def note(self, text: str) -> None:
         try:

@@ -123,6 +123,11 @@ class FixApplier(ProbePlugin):
         super().uninstall()
 
     # -- what injectors call ----------------------------------------------------------
+    def keep_out_of_pickles(self, module: Any, handle: Any = None, attribute: Any = None) -> None:
+        """A hook or an attribute a fix put on the script's module stays out of its pickles and copies."""
+        if self.context is not None:
+            self.context.keep_out_of_pickles(module, handle=handle, attribute=attribute)
+
     def applied(self, fix_id: str, detail: str) -> None:
         self.applied_fixes.add(fix_id)
         self.details.add(detail)

@@ -81,6 +81,8 @@ class _ActivationCheckpointing(Injector):
 
     def prepare_model(self, module: Any) -> None:
         blocks = checkpoint_blocks(module, self.value)
+        for block in blocks:
+            self.applier.keep_out_of_pickles(block, attribute="forward")
         if blocks:
             self.wrapped.extend(blocks)
             where = "the largest repeated blocks" if self.value is True else str(self.value)

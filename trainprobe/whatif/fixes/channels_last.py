@@ -31,7 +31,9 @@ class _ChannelsLast(Injector):
         if not any(isinstance(m, torch.nn.Conv2d) for m in module.modules()):
             return
         module.to(memory_format=torch.channels_last)
-        self._handles.append(module.register_forward_pre_hook(_to_channels_last))
+        handle = module.register_forward_pre_hook(_to_channels_last)
+        self._handles.append(handle)
+        self.applier.keep_out_of_pickles(module, handle=handle)
         self.applier.applied(self.fix_id, f"{type(module).__name__} and its 4-d inputs in channels_last")
 
     def restore(self) -> None:
