@@ -51,6 +51,8 @@ FACTS = {
     "eval_calls_with_grad": ("count", "Eval-mode forwards that still built an autograd graph."),
     "frozen_eval_calls_with_grad": ("count", "Of eval_calls_with_grad, those of models never run in training mode: "
                                     "a DQN's target network, a distillation teacher, an EMA copy."),
+    "eval_with_grad_only_frozen": ("bool", "Every eval-mode forward that built a graph was one of a model never "
+                                   "run in training mode (none was validation of the trained model)."),
     "outcome_status": ("text", "How the run ended: completed, stopped, failed, killed, timeout..."),
     "oom": ("bool", "The run ran out of memory (CUDA OOM or the OOM killer)."),
     "steps_recorded": ("count", "Steps recorded in all phases."),
@@ -108,6 +110,8 @@ def _model_facts(record: RunRecord) -> dict[str, object]:
         "eval_calls": sum(x.eval_calls for x in models),
         "eval_calls_with_grad": sum(x.eval_calls_with_grad for x in models),
         "frozen_eval_calls_with_grad": sum(x.eval_calls_with_grad for x in models if not x.train_calls),
+        "eval_with_grad_only_frozen": (any(x.eval_calls_with_grad for x in models)
+                                       and not any(x.eval_calls_with_grad for x in models if x.train_calls)),
         "data_parallel": record.settings.data_parallel or m.wrapper == "DataParallel",
     }
 
