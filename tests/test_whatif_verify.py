@@ -137,16 +137,14 @@ def test_a_fixs_hooks_and_wrapped_forwards_stay_out_of_the_scripts_own_checkpoin
     """channels_last puts a forward hook on the model and activation checkpointing wraps each block's
     forward in a closure of ours: a script that saves its whole model during a trial must save it as
     python would, neither failing on the closure nor putting trainprobe into its file."""
-    from trainprobe.whatif.plan import Candidate
-    from trainprobe.whatif.session import Session
+    from trainprobe.whatif.trials import run_trial, trial_plan
 
     checkpoint = tmp_path / "model.pt"
     script = Path(__file__).parent / "scripts" / "saves_conv_blocks.py"
-    candidate = Candidate("channels_last+checkpointing", "channels_last",
-                          {"channels_last": True, "activation_checkpointing": True})
-    outcome = Session([str(script), str(checkpoint)], tmp_path / "verify", 90, sys.executable).run([candidate])
-    trial = next(t for t in outcome.trials if t.label != "baseline")
+    trial = run_trial(1, "both", [str(script), str(checkpoint)], {"channels_last": True, "activation_checkpointing": True},
+                      tmp_path / "trial", trial_plan(max_seconds=30), 90, sys.executable)
     assert trial.ok, trial.reason
+    assert set(trial.fixes_applied) >= {"channels_last", "activation_checkpointing"}, trial
     assert b"trainprobe" not in checkpoint.read_bytes()
     loaded = subprocess.run([sys.executable, "-c", f"import torch; m = torch.load({str(checkpoint)!r}, "
                              "weights_only=False); print(len(m._forward_pre_hooks), sum('forward' in b.__dict__ "
