@@ -7,8 +7,9 @@ record, the profiler window's trace ``profile.pt.trace.json.gz``, the report), t
 table: verdict, step time, achieved FLOP/s, the peak it is held against and MFU, and the
 findings. The whole campaign fits in about 9 minutes (``--seconds-per-run`` bounds each run; 15 runs of at
 most 35 s by default).
-Afterwards commit the folder's ``*/run.json`` and ``*/profile.pt.trace.json.gz`` under
-``tests/data/runs/gpu/`` and put the table in the README with the commit and the GPU.
+Afterwards commit the folder's ``*/run.json`` gzipped (``gzip -9 -n``: the repository must stay under the
+device tool's 64 MiB, see tests/data/runs/gpu/README.md) and ``*/profile.pt.trace.json.gz`` under
+``tests/data/runs/gpu/``, and put the table in the README with the commit and the GPU.
 
 On a machine without a CUDA GPU it says so, prints what it would run (a dry run, checked by
 tests/test_gpu_campaign.py) and exits 0. It never changes the machine's settings.

@@ -33,12 +33,12 @@ def _line(kind: str, name: str, diagnosis) -> dict:
 
 
 def _records(seen_sets: bool = False):
-    for path in sorted((DATA / "runs").rglob("*.json")):
+    for path in sorted((*(DATA / "runs").rglob("*.json"), *(DATA / "runs").rglob("*run.json.gz"))):  # gpu/: gzipped
         # Not real_test*/, the test sets: benchmarks/accuracy.py scores a held-out set once a session's
         # rules are final, and no other figure may look at it. --seen-test-sets takes in the sets whose
         # held-out run is done, to see what a class fix moves on them.
         held_out = not seen_sets and any(part.startswith("real_test") for part in path.parts)
-        if path.name.endswith("run.json") and "whatif" not in path.name and not held_out:
+        if path.name.removesuffix(".gz").endswith("run.json") and "whatif" not in path.name and not held_out:
             yield path
     for path in sorted((DATA / "jobs").glob("*/run.json")):
         yield path

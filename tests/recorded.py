@@ -20,7 +20,7 @@ GALLERY_RUNS = sorted(RUNS_DIR.glob("*.run.json"))  # our sample scripts and tes
 # and real/: third-party scripts. Not real_test/ nor real_test2/, the held-out test sets:
 # benchmarks/accuracy.py scores them once the rules of a session are final, and no test may press the
 # rules towards them.
-ALL_RUNS = sorted(p for p in RUNS_DIR.rglob("*.run.json")
+ALL_RUNS = sorted(p for p in (*RUNS_DIR.rglob("*.run.json"), *RUNS_DIR.rglob("*.run.json.gz"))  # gpu/: kept gzipped
                   if not any(part.startswith("real_test") for part in p.relative_to(RUNS_DIR).parts))
 
 

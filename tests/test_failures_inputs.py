@@ -49,6 +49,28 @@ def test_report_refuses_what_is_not_a_record_it_can_read(tmp_path, capsys, case)
     assert not (tmp_path / "report.html").exists() and not (tmp_path / "summary.json").exists()
 
 
+def test_a_gzipped_record_reads_as_the_plain_one_and_a_cut_off_one_is_refused(tmp_path, capsys):
+    """Recorded runs may be kept gzipped (tests/data/runs/gpu/): `trainprobe report X.run.json.gz` reads
+    one as the plain file; a file cut off mid-stream gets one sentence and exit 2."""
+    import gzip
+
+    from trainprobe.record import RunRecord
+
+    packed = tmp_path / "whole" / "run.json.gz"
+    packed.parent.mkdir()
+    packed.write_bytes(gzip.compress(RECORD.read_bytes()))
+    assert RunRecord.load(packed) == RunRecord.load(RECORD)
+    assert main(["report", str(packed)]) == 0
+    assert (packed.parent / "report.html").exists()
+    cut = tmp_path / "cut" / "run.json.gz"
+    cut.parent.mkdir()
+    cut.write_bytes(packed.read_bytes()[: len(packed.read_bytes()) // 2])
+    code = main(["report", str(cut)])
+    out = capsys.readouterr()
+    assert code == 2 and "cannot read" in out.err and "Traceback" not in out.out + out.err
+    assert not (cut.parent / "report.html").exists()
+
+
 def test_report_that_cannot_be_written_exits_non_zero(tmp_path, capsys):
     record = tmp_path / "run.json"
     record.write_text(RECORD.read_text())

@@ -45,7 +45,7 @@ STEP_SHARES = {
 
 
 def _id(path: Path) -> str:
-    return str(path.relative_to(DATA)).removesuffix(".run.json").removesuffix(".pt.trace.json.gz")
+    return str(path.relative_to(DATA)).removesuffix(".gz").removesuffix(".run.json").removesuffix(".pt.trace.json")
 
 
 # The gallery's runs are diagnosed by the quick loop's other tests already (recorded.py shares one

@@ -23,8 +23,8 @@ from trainprobe.probe.hotspots import summarize_hotspots
 pytestmark = pytest.mark.slow
 
 GPU = recorded.RUNS_DIR / "gpu"
-CAMPAIGN = sorted(GPU.glob("*.h200.run.json"))
-FIRST = sorted((GPU / "first-campaign").glob("*/run.json"))
+CAMPAIGN = sorted(GPU.glob("*.h200.run.json.gz"))
+FIRST = sorted((GPU / "first-campaign").glob("*/run.json.gz"))
 
 
 def _values(path: Path) -> dict[str, object]:
@@ -64,12 +64,12 @@ def test_no_share_or_mfu_above_one(path):
 def test_an_impossible_mfu_is_left_unknown_with_its_reason():
     """fp32 matmuls without TF32 timed at '109% of the fp32 peak' (host steps that did not wait for
     the GPU, before the probe drained the queue at window ends): no figure, and why."""
-    values = _values(GPU / "amp_off.h200.run.json")
+    values = _values(GPU / "amp_off.h200.run.json.gz")
     assert values["mfu"] is None and "ran ahead of the GPU" in values["mfu_unknown_reason"]
 
 
-@pytest.mark.parametrize("path", [GPU / "near_full_card.h200.run.json",
-                                  GPU / "first-campaign" / "near_full_card" / "run.json"],
+@pytest.mark.parametrize("path", [GPU / "near_full_card.h200.run.json.gz",
+                                  GPU / "first-campaign" / "near_full_card" / "run.json.gz"],
                          ids=["campaign", "first-campaign"])
 def test_a_blocking_copy_on_a_compute_bound_gpu_is_not_called_copying(path):
     """GPT-2 small in fp32 with pin_memory=False: the host sat in .to(device) for 88% of the step while
@@ -81,7 +81,7 @@ def test_a_blocking_copy_on_a_compute_bound_gpu_is_not_called_copying(path):
     assert diagnosis.fact_values()["h2d_share"] > 0.8 > 0.01 > diagnosis.fact_values()["h2d_exposed_share"]
 
 
-@pytest.mark.parametrize("path", [GPU / "cuda_oom.h200.run.json", GPU / "first-campaign" / "cuda_oom" / "run.json"],
+@pytest.mark.parametrize("path", [GPU / "cuda_oom.h200.run.json.gz", GPU / "first-campaign" / "cuda_oom" / "run.json.gz"],
                          ids=["campaign", "first-campaign"])
 def test_a_real_cuda_out_of_memory_heads_its_findings(path):
     _record, diagnosis = recorded.diagnosed(path)
@@ -95,10 +95,10 @@ def test_the_near_peak_loop_lands_where_the_cards_own_matmul_does():
     """Large bf16 matmuls: the achieved rate from the counted FLOPs is a fair share of the datasheet's
     989 TFLOP/s, and no more than the bf16 matmul `trainprobe check` measured on the same card (654
     TFLOP/s, check.txt) allows with some noise; so the FLOP count and the peak table agree."""
-    values = _values(GPU / "near_peak.h200.run.json")
+    values = _values(GPU / "near_peak.h200.run.json.gz")
     assert values["peak_dtype"] == "bf16" and values["peak_flops_per_s"] == pytest.approx(989.4e12)
     assert 0.4 <= values["mfu"] <= 654 / 989.4 * 1.1
-    assert recorded.diagnosed(GPU / "near_peak.h200.run.json")[1].verdict.category == "compute"
+    assert recorded.diagnosed(GPU / "near_peak.h200.run.json.gz")[1].verdict.category == "compute"
 
 
 def test_fp32_ffma_kernels_are_not_counted_as_tensor_cores():
@@ -107,13 +107,13 @@ def test_fp32_ffma_kernels_are_not_counted_as_tensor_cores():
     record of the same run kept the old reading (42%), made when it ran."""
     record = recorded.trace_record_at(GPU / "traces" / "near_full_card.pt.trace.json.gz")
     assert record.profiler.tensor_core_share == 0.0
-    assert recorded.load(GPU / "near_full_card.h200.run.json").profiler.tensor_core_share > 0.4
+    assert recorded.load(GPU / "near_full_card.h200.run.json.gz").profiler.tensor_core_share > 0.4
 
 
 # The third call (third-call/, this session's lease; README.md there): the probe of 2884241 with the
 # window-end drain, on a Firecracker H200 with Python 3.12.3.
 THIRD = GPU / "third-call"
-THIRD_RUNS = sorted(THIRD.glob("*.h200.run.json"))
+THIRD_RUNS = sorted(THIRD.glob("*.h200.run.json.gz"))
 
 
 def test_the_third_call_is_recorded():
@@ -127,7 +127,7 @@ def test_the_gpus_shares_are_of_the_steady_step_not_the_profiled_one():
     3.8 ms of either. The profiled window showed the GPU idle 59% 'waiting for the host to launch'
     (launch-bound, the verdict as run); the steady step leaves it idle 18%: compute-bound, as the
     sample plants and the second call found."""
-    path = THIRD / "channels_last.h200.run.json"
+    path = THIRD / "channels_last.h200.run.json.gz"
     values = _values(path)
     assert values["profiled_step_time"] > 1.8 * values["step_time"]
     busy = values["device_busy_per_step"] / values["step_time"]
@@ -144,7 +144,7 @@ def test_a_step_timed_shorter_than_the_gpus_work_is_timed_by_the_gpus_work():
     """fp32 matmuls without TF32: steady host steps of 6.1 ms (an epoch's first step, left out, caught the
     queue up) for 8.8 ms of kernels a step. MFU from the device's work: under the fp32 matmul rate that
     `trainprobe check` measured on the same card (50.05 TFLOP/s, check.txt), not unknown."""
-    values = _values(THIRD / "amp_off.h200.run.json")
+    values = _values(THIRD / "amp_off.h200.run.json.gz")
     assert values["device_busy_per_step"] > 1.3 * values["step_time"]
     assert values["mfu"] is not None and values["achieved_flops_per_s"] <= 50.05e12 * 1.05
     assert values["mfu"] > 0.5
@@ -152,7 +152,7 @@ def test_a_step_timed_shorter_than_the_gpus_work_is_timed_by_the_gpus_work():
 
 def test_a_trainer_kept_on_the_cpu_is_told_its_setting():
     """TrainingArguments(use_cpu=True) on a machine with an H200: the fix is that setting, on its line."""
-    diagnosis = recorded.diagnosed(THIRD / "hf_trainer.h200.run.json")[1]
+    diagnosis = recorded.diagnosed(THIRD / "hf_trainer.h200.run.json.gz")[1]
     finding = diagnosis.findings[0]
     assert finding.id == "model-on-cpu-with-gpu-available" and finding.severity == "critical"
     assert "use_cpu=True" in finding.advice and "model.to(device)" not in finding.advice
@@ -166,8 +166,8 @@ FOURTH = GPU / "fourth-call"
 def test_the_loops_cpu_tensors_are_counted_on_python_3_12_with_the_profile_kept_to_its_thread():
     """cpu_tensors_in_loop makes 2 CPU tensors a step (torch.randn, torch.tensor). With cProfile hearing
     every thread (Python 3.12.3), the third call counted 1.3 a step; kept to the loop's thread, 2."""
-    third = _values(THIRD / "pageable_copies.h200.run.json")["loop_tensor_creations_per_step"]
-    fourth = _values(FOURTH / "pageable_copies.h200.run.json")["loop_tensor_creations_per_step"]
+    third = _values(THIRD / "pageable_copies.h200.run.json.gz")["loop_tensor_creations_per_step"]
+    fourth = _values(FOURTH / "pageable_copies.h200.run.json.gz")["loop_tensor_creations_per_step"]
     assert third < 1.5 and fourth == pytest.approx(2.0, abs=0.05)
 
 
@@ -175,10 +175,10 @@ def test_the_only_dataloader_is_not_called_the_training_one_when_training_made_i
     """The sample trains from batches indexed on the device; its one DataLoader is validation's (batch
     1024, under no_grad). The third call took it for the training loader; the fourth did not, and no
     finding speaks of its batch size, its pin_memory or its line."""
-    record = recorded.load(FOURTH / "pageable_copies.h200.run.json")
+    record = recorded.load(FOURTH / "pageable_copies.h200.run.json.gz")
     assert [(d.batch_size, d.used_in_training) for d in record.settings.dataloaders] == [(1024, False)]
-    assert recorded.load(THIRD / "pageable_copies.h200.run.json").settings.dataloaders[0].used_in_training
-    diagnosis = recorded.diagnosed(FOURTH / "pageable_copies.h200.run.json")[1]
+    assert recorded.load(THIRD / "pageable_copies.h200.run.json.gz").settings.dataloaders[0].used_in_training
+    diagnosis = recorded.diagnosed(FOURTH / "pageable_copies.h200.run.json.gz")[1]
     assert not [f.id for f in diagnosis.findings if "1024" in f.title + f.message or
                 (f.changes_at or "").endswith("cpu_tensors_in_loop.py:82")]
 
@@ -188,7 +188,7 @@ def test_random_numbers_drawn_on_the_cpu_each_step_lead_with_the_line_that_draws
     on the CPU took 2 ms of each 4.2 ms step, its 2 MB copy 0.1 ms. The GPU idled waiting for the host, but
     not for launches: the fix is drawing them on the device, at the line that draws them (98), not
     torch.compile."""
-    record = recorded.load(FOURTH / "pageable_copies.h200.run.json")
+    record = recorded.load(FOURTH / "pageable_copies.h200.run.json.gz")
     ran_at = record.settings.loop_at.split("sample_scripts/")[0]  # the checkout on the machine it ran on
     here = str(Path(__file__).resolve().parents[1]) + "/"
 
@@ -215,10 +215,10 @@ def test_random_numbers_drawn_on_the_cpu_each_step_lead_with_the_line_that_draws
 def test_the_fourth_call_as_run():
     """The fixes of the third call's findings, on the machine: channels_last compute, amp_off's MFU known and
     under the card's measured fp32 rate, hf_trainer told its use_cpu setting."""
-    assert recorded.diagnosed(FOURTH / "channels_last.h200.run.json")[1].verdict.category == "compute"
-    amp = _values(FOURTH / "amp_off.h200.run.json")
+    assert recorded.diagnosed(FOURTH / "channels_last.h200.run.json.gz")[1].verdict.category == "compute"
+    amp = _values(FOURTH / "amp_off.h200.run.json.gz")
     assert amp["mfu"] is not None and amp["achieved_flops_per_s"] <= 50.05e12 * 1.05
-    trainer = recorded.diagnosed(FOURTH / "hf_trainer.h200.run.json")[1].findings[0]
+    trainer = recorded.diagnosed(FOURTH / "hf_trainer.h200.run.json.gz")[1].findings[0]
     assert trainer.id == "model-on-cpu-with-gpu-available" and "use_cpu=True" in trainer.advice
 
 
@@ -228,7 +228,7 @@ FIFTH = GPU / "fifth-call"
 
 def test_the_cpu_drawn_noise_leads_as_run():
     """The probe that times each creation site, on the H200: copy, the randn line first, as planted."""
-    diagnosis = recorded.diagnosed(FIFTH / "pageable_copies.h200.run.json")[1]
+    diagnosis = recorded.diagnosed(FIFTH / "pageable_copies.h200.run.json.gz")[1]
     first = diagnosis.findings[0]
     assert diagnosis.verdict.category == "copy" and first.id == "tensor-created-on-cpu-in-loop"
     assert first.changes_at.endswith("cpu_tensors_in_loop.py:98")
@@ -238,7 +238,7 @@ def test_the_cpu_drawn_noise_leads_as_run():
 # The H100 call (h100/, 2026-11-27): the whole campaign on another card, with the probe of 2de4de1; then
 # (h100/verify/) two items again with the nesting fix and the control's new size (README.md there).
 H100 = GPU / "h100"
-H100_RUNS = sorted(H100.glob("*.h100.run.json"))
+H100_RUNS = sorted(H100.glob("*.h100.run.json.gz"))
 
 
 def test_the_h100_call_is_recorded():
@@ -261,11 +261,11 @@ def test_the_loops_item_calls_are_not_filed_as_the_optimizers():
     """Each ProfilerStep starts inside the Optimizer.step range it was stepped from. Read as that range's
     child, the next step's two .item() calls were the optimizer's (1.9 a step, as run); read again by the
     current code they are the loop's, and the live run after the fix recorded them so."""
-    as_run = recorded.load(H100 / "item_syncs.h100.run.json").profiler.sync_calls
+    as_run = recorded.load(H100 / "item_syncs.h100.run.json.gz").profiler.sync_calls
     assert as_run["item/tolist (optimizer)"] > 1.5 and as_run["item/tolist"] < 0.5
     again = recorded.trace_digest(H100 / "traces" / "item_syncs.pt.trace.json.gz").summary.sync_calls
     assert again["item/tolist"] == pytest.approx(2.0) and "item/tolist (optimizer)" not in again
-    live = recorded.load(H100 / "verify" / "item_syncs.h100.run.json").profiler.sync_calls
+    live = recorded.load(H100 / "verify" / "item_syncs.h100.run.json.gz").profiler.sync_calls
     assert live["item/tolist"] == pytest.approx(2.0) and "item/tolist (optimizer)" not in live
 
 
@@ -273,18 +273,18 @@ def test_item_calls_at_the_end_of_a_host_bound_step_are_counted_and_not_blamed()
     """On the H100 the sample's host takes longer to queue a step than the GPU to run it: by the
     .item() the queue is nearly empty, and the GPU idled 2% of the step for the syncs. Launch-bound,
     with the syncs below the rule's bar (the sample's planted 'sync' is a later review, README.md)."""
-    values = _values(H100 / "verify" / "item_syncs.h100.run.json")
+    values = _values(H100 / "verify" / "item_syncs.h100.run.json.gz")
     assert values["item_calls_per_step"] == pytest.approx(2.0)
     assert values["gpu_idle_sync_share"] < 0.05
-    assert recorded.diagnosed(H100 / "verify" / "item_syncs.h100.run.json")[1].verdict.category == "launch"
+    assert recorded.diagnosed(H100 / "verify" / "item_syncs.h100.run.json.gz")[1].verdict.category == "launch"
 
 
 def test_the_clean_control_is_compute_bound_at_its_gpu_size():
     """At hidden 4096 and batch 2048 the control ran 1.3 ms of kernels in a 2.4 ms step on the H100:
     launch-bound, rightly. At 8192 and 4096 (the sample's GPU defaults since) it is compute-bound and clean."""
-    old_record, old = recorded.diagnosed(H100 / "clean_mlp.h100.run.json")
+    old_record, old = recorded.diagnosed(H100 / "clean_mlp.h100.run.json.gz")
     assert old.verdict.category == "launch" and old.verdict.breakdown["launch"] > 0.4
-    new_record, new = recorded.diagnosed(H100 / "verify" / "clean_mlp.h100.run.json")
+    new_record, new = recorded.diagnosed(H100 / "verify" / "clean_mlp.h100.run.json.gz")
     assert new.verdict.category == "compute"
     assert [f.id for f in new.findings if f.severity != "info"] == []
     assert new.fact_values()["mfu"] > 0.4

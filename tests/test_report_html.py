@@ -87,7 +87,7 @@ def test_on_a_gpu_the_hosts_copy_time_that_waited_for_the_gpu_is_called_a_wait()
     """GPT-2 small in fp32 on the H200: the host spent 87% of the step in a blocking .to(), which returns only
     when the GPU has run the queued step, while the GPU itself copied for 0.01%. The host's bar said "copy to
     device 87%" right above the cause bar's "compute 98%"."""
-    record, diagnosis = recorded.diagnosed(recorded.RUNS_DIR / "gpu" / "near_full_card.h200.run.json")
+    record, diagnosis = recorded.diagnosed(recorded.RUNS_DIR / "gpu" / "near_full_card.h200.run.json.gz")
     page = htmllib.unescape(render_html(record, diagnosis))
     verdict = _section(page, "verdict")
     assert "Where a steady step's time goes on the host" in verdict

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import errno
+import gzip
 import json
 import math
 import os
@@ -21,7 +22,7 @@ import typing
 from pathlib import Path
 from typing import Any, Optional, TypeVar, Union, get_args, get_origin, get_type_hints
 
-__all__ = ["to_dict", "from_dict", "write_json_atomic", "write_text_atomic", "write_bytes_atomic", "write_problem", "JsonMixin"]
+__all__ = ["to_dict", "from_dict", "open_json", "write_json_atomic", "write_text_atomic", "write_bytes_atomic", "write_problem", "JsonMixin"]
 
 T = TypeVar("T")
 
@@ -164,6 +165,14 @@ def write_problem(path: str | os.PathLike, exc: OSError) -> str:
     return f"could not write {path} ({exc.strerror or exc})"
 
 
+def open_json(path: str | os.PathLike) -> typing.TextIO:
+    """A saved JSON file opened for reading as text; a name ending in ``.gz`` is read through gzip
+    (recorded runs kept compressed, as traces are)."""
+    if str(path).endswith(".gz"):
+        return gzip.open(path, "rt", encoding="utf-8")
+    return open(path, encoding="utf-8")
+
+
 def write_json_atomic(path: str | os.PathLike, data: Any, indent: Optional[int] = None) -> None:
     write_text_atomic(path, json.dumps(data, indent=indent, allow_nan=False, default=str))
 
@@ -196,5 +205,5 @@ class JsonMixin:
 
     @classmethod
     def load(cls: type[T], path: str | os.PathLike) -> T:
-        with open(path, encoding="utf-8") as fh:
+        with open_json(path) as fh:
             return from_dict(cls, json.load(fh))

@@ -17,7 +17,7 @@ import json
 import os
 from typing import Any, Optional
 
-from .jsonio import JsonMixin, write_problem
+from .jsonio import JsonMixin, open_json, write_problem
 from .record import SCHEMA_VERSION, RunRecord
 from .record_job import JOB_SCHEMA_VERSION, JobRecord
 
@@ -31,13 +31,13 @@ class RecordFileError(ValueError):
 def _read(path: str | os.PathLike, what: str, oldest: int, newest: int, schema: str) -> dict[str, Any]:
     """The JSON object of a saved record of schema ``oldest``..``newest``, or RecordFileError saying why not."""
     try:
-        with open(path, encoding="utf-8") as fh:
+        with open_json(path) as fh:
             data = json.load(fh)
     except FileNotFoundError:
         raise RecordFileError(f"{what} not found: {path}") from None
     except IsADirectoryError:
         raise RecordFileError(f"{path} is a folder; give its run.json") from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, EOFError) as exc:  # EOFError: a cut-off .gz
         raise RecordFileError(f"cannot read {path}: {exc}") from None
     except ValueError as exc:
         raise RecordFileError(f"{path} is not a trainprobe {what} (not JSON: {exc})") from None
