@@ -193,3 +193,40 @@ def test_a_batch_held_one_step_ahead_is_settled_as_held_and_a_kept_tensor_as_gro
     assert census.held_one_step == batch and census.retained == batch and census.retained_storages == 1
     memory = census.result()["memory"]
     assert memory["retained_per_step"] == batch and memory["held_one_step"] == batch
+
+
+@pytest.mark.parametrize("every_step", [False, True], ids=["kept once", "kept every step"])
+def test_a_tensor_kept_once_is_not_growth_and_one_kept_every_step_is(every_step):
+    """Growth every step means the second counted step leaves memory behind too. A buffer made once,
+    late, and kept (test set 12's Lightning VAE kept 15 MiB from one backward, in a one-process DDP)
+    outlives its step like a leak, but the step after it adds nothing: it is kept_once, not growth."""
+    phase = {"now": None}
+    census = Census(phase=lambda: phase["now"], steps=2)
+    model = nn.Linear(8, 1)
+    kept: list[torch.Tensor] = []
+
+    def step(keep: bool) -> None:
+        model.zero_grad(set_to_none=True)
+        batch = torch.randn(32, 8)
+        phase["now"] = "forward"
+        loss = model(batch).pow(2).mean()
+        phase["now"] = "backward"
+        loss.backward()
+        if keep:
+            kept.append(torch.zeros(1000))  # made in the backward, kept for good
+        phase["now"] = None
+
+    census.start(0, [model], [])
+    step(keep=True)
+    census.boundary(32, 0.01)
+    step(keep=every_step)
+    assert census.boundary(32, 0.01)
+    census.stop()
+    assert census.retained == 1000 * 4  # outlived its step, growth or not
+    step(keep=every_step)  # the step after the count
+    census.settle()
+    memory = census.result()["memory"]
+    if every_step:
+        assert (memory["retained_per_step"], memory["kept_once"]) == (1000 * 4, None)
+    else:
+        assert (memory["retained_per_step"], memory["kept_once"]) == (0, 1000 * 4)

@@ -62,6 +62,10 @@ class MemoryCensus(JsonMixin):
     # Of what outlived the counted steps, bytes freed during the step after them: held for one step only
     # (a loader's next batch, fetched one ahead), not growth and not in retained_per_step. None: not checked.
     held_one_step: Optional[int] = None
+    # Of what outlived the counted steps, bytes the first counted step kept while the second left nothing
+    # like it behind: made once and kept (a framework's buffer made late, a cache filled once), not growth
+    # every step and not in retained_per_step. None: not checked.
+    kept_once: Optional[int] = None
     blocks: tuple[BlockMemory, ...] = ()
     input_shape: Optional[str] = None  # the counted step's first training input: "16x128"
     input_elements: Optional[int] = None
