@@ -22,7 +22,7 @@ import typing
 from pathlib import Path
 from typing import Any, Optional, TypeVar, Union, get_args, get_origin, get_type_hints
 
-__all__ = ["to_dict", "from_dict", "open_json", "write_json_atomic", "write_text_atomic", "write_bytes_atomic", "write_problem", "JsonMixin"]
+__all__ = ["to_dict", "from_dict", "write_json_atomic", "write_text_atomic", "write_bytes_atomic", "write_problem", "JsonMixin"]
 
 T = TypeVar("T")
 
