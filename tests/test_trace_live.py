@@ -55,6 +55,9 @@ def test_a_new_run_and_its_trace_agree(tmp_path):
     assert path.exists() and live.record.profiler.trace_path == str(path)
     read = trace([path], tmp_path / "read")
     assert read.diagnosis.verdict.category == live.diagnosis.verdict.category == "input"
+    # The sample's planted cause, end to end through a new run (the one live run of the input-bound sample
+    # in the suite: tests/test_samples.py runs the host-bound and the clean one).
+    assert "dataloader-too-few-workers" in {f.id for f in live.diagnosis.findings}
 
 
 def test_profiled_steps_get_their_gpu_busy_time_from_the_device_timeline():
