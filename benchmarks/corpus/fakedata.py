@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 __all__ = ["mnist_idx", "cifar10_pickles", "cifar100_pickles", "smooth_image", "write_jpeg", "cora", "pseudo_words",
-           "pseudo_sentences", "pseudo_book", "gpt2_tiktoken_cache", "wiki_xml", "ett_csv"]
+           "pseudo_sentences", "pseudo_book", "gpt2_tiktoken_cache", "wiki_xml", "ett_csv", "hub_bert"]
 
 
 def _blob_digits(n: int, size: int, rng: np.random.Generator) -> np.ndarray:
@@ -294,3 +294,32 @@ def ett_csv(path: Path, rows: int = 17420, freq: str = "h", seed: int = 0) -> No
     df = pd.DataFrame({"date": dates.strftime("%Y-%m-%d %H:%M:%S"), **cols})
     path.parent.mkdir(parents=True, exist_ok=True)
     df.to_csv(path, index=False)
+
+
+def hub_bert(hf_home: Path, model: str, snapshot: str, text: list[str], *, hidden: int, layers: int, heads: int,
+             intermediate: int) -> Path:
+    """A randomly initialised BERT (seeded) of the given shape in the Hugging Face Hub cache under ``hf_home``, as
+    ``from_pretrained(model)`` reads it with HF_HUB_OFFLINE=1: refs/main pointing at ``snapshot``, whose folder gets
+    config.json and model.safetensors (save_pretrained; the real vocabulary size, 30522, and 512 positions) and a
+    vocab.txt (a lower-case WordPiece vocabulary of 4000 trained on ``text``, one line each; the trainer orders
+    tokens of equal count differently from run to run: the same vocabulary, not the same bytes). Returns the
+    snapshot folder, for a stand-in that adds files of its own. Needs tokenizers and transformers."""
+    import torch
+    from tokenizers import BertWordPieceTokenizer
+    from transformers import BertConfig, BertModel
+
+    repo = hf_home / "hub" / ("models--" + model.replace("/", "--"))
+    out = repo / "snapshots" / snapshot
+    out.mkdir(parents=True, exist_ok=True)
+    (repo / "refs").mkdir(exist_ok=True)
+    (repo / "refs" / "main").write_text(snapshot)
+    (out / "corpus.txt").write_text("\n".join(text) + "\n")
+    wordpiece = BertWordPieceTokenizer(lowercase=True)
+    wordpiece.train([str(out / "corpus.txt")], vocab_size=4000, min_frequency=1, show_progress=False)
+    wordpiece.save_model(str(out))  # vocab.txt
+    (out / "corpus.txt").unlink()
+    torch.manual_seed(0)
+    config = BertConfig(vocab_size=30522, hidden_size=hidden, num_hidden_layers=layers, num_attention_heads=heads,
+                        intermediate_size=intermediate, max_position_embeddings=512)
+    BertModel(config).save_pretrained(str(out))
+    return out

@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from fakedata import pseudo_sentences  # noqa: E402
+from fakedata import hub_bert, pseudo_sentences  # noqa: E402
 
 SPLITS = {"train": 128, "test": 32}
 MODEL = "bert-base-uncased"
@@ -80,27 +80,11 @@ def write_imdb(folder: Path) -> list[str]:
 
 
 def write_model(hf_home: Path, text: list[str]) -> None:
-    import torch
-    from tokenizers import BertWordPieceTokenizer
-    from transformers import BertConfig, BertModel
-
-    repo = hf_home / "hub" / ("models--" + MODEL.replace("/", "--"))
-    out = repo / "snapshots" / SNAPSHOT
-    out.mkdir(parents=True, exist_ok=True)
-    (repo / "refs").mkdir(exist_ok=True)
-    (repo / "refs" / "main").write_text(SNAPSHOT)
     # the notebook looks up tokenizer.vocab["!"]: give the WordPiece trainer ASCII punctuation and digits too
-    (out / "corpus.txt").write_text("\n".join(text) + "\n" + " ".join("!?.,;:'\"()-/&*%$#@0123456789") + "\n")
-    wordpiece = BertWordPieceTokenizer(lowercase=True)
-    wordpiece.train([str(out / "corpus.txt")], vocab_size=4000, min_frequency=1, show_progress=False)
-    wordpiece.save_model(str(out))  # vocab.txt
-    (out / "corpus.txt").unlink()
+    out = hub_bert(hf_home, MODEL, SNAPSHOT, text + [" ".join("!?.,;:'\"()-/&*%$#@0123456789")],
+                   hidden=256, layers=4, heads=4, intermediate=1024)
     (out / "tokenizer_config.json").write_text(json.dumps({"do_lower_case": True, "model_max_length": 512,
                                                            "tokenizer_class": "BertTokenizer"}))
-    torch.manual_seed(0)
-    config = BertConfig(vocab_size=30522, hidden_size=256, num_hidden_layers=4, num_attention_heads=4,
-                        intermediate_size=1024, max_position_embeddings=512)
-    BertModel(config).save_pretrained(str(out))
     # the notebook calls the model with output_attentions=True: transformers 4 fell back from sdpa to eager
     # attention for that by itself, transformers 5 returns no attentions unless the config asks for eager
     saved = json.loads((out / "config.json").read_text())

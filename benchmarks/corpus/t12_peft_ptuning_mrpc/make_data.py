@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from fakedata import pseudo_sentences  # noqa: E402
+from fakedata import hub_bert, pseudo_sentences  # noqa: E402
 
 SPLITS = {"train": 320, "validation": 136, "test": 136}
 MODEL = "google/bert_uncased_L-4_H-256_A-4"
@@ -92,24 +92,7 @@ def write_glue(folder: Path) -> list[str]:
 
 
 def write_model(hf_home: Path, text: list[str]) -> None:
-    import torch
-    from tokenizers import BertWordPieceTokenizer
-    from transformers import BertConfig, BertModel
-
-    repo = hf_home / "hub" / ("models--" + MODEL.replace("/", "--"))
-    out = repo / "snapshots" / SNAPSHOT
-    out.mkdir(parents=True, exist_ok=True)
-    (repo / "refs").mkdir(exist_ok=True)
-    (repo / "refs" / "main").write_text(SNAPSHOT)
-    (out / "corpus.txt").write_text("\n".join(text) + "\n")
-    wordpiece = BertWordPieceTokenizer(lowercase=True)
-    wordpiece.train([str(out / "corpus.txt")], vocab_size=4000, min_frequency=1, show_progress=False)
-    wordpiece.save_model(str(out))  # vocab.txt
-    (out / "corpus.txt").unlink()
-    torch.manual_seed(0)
-    config = BertConfig(vocab_size=30522, hidden_size=256, num_hidden_layers=4, num_attention_heads=4,
-                        intermediate_size=1024, max_position_embeddings=512)
-    BertModel(config).save_pretrained(str(out))
+    hub_bert(hf_home, MODEL, SNAPSHOT, text, hidden=256, layers=4, heads=4, intermediate=1024)
 
 
 def metric_cache(hf_home: Path) -> None:
