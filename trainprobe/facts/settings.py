@@ -99,6 +99,8 @@ def _model_facts(record: RunRecord) -> dict[str, object]:
     if not models:
         return {}
     m = max(models, key=lambda x: x.train_calls)
+    with_grad = sum(x.eval_calls_with_grad for x in models)
+    frozen = sum(x.eval_calls_with_grad for x in models if not x.train_calls)
     return {
         "model_type": _short(m.type),
         "model_params": m.params,
@@ -108,10 +110,9 @@ def _model_facts(record: RunRecord) -> dict[str, object]:
         "channels_last": m.channels_last,
         "input_shape_count": len(m.input_shapes),
         "eval_calls": sum(x.eval_calls for x in models),
-        "eval_calls_with_grad": sum(x.eval_calls_with_grad for x in models),
-        "frozen_eval_calls_with_grad": sum(x.eval_calls_with_grad for x in models if not x.train_calls),
-        "eval_with_grad_only_frozen": (any(x.eval_calls_with_grad for x in models)
-                                       and not any(x.eval_calls_with_grad for x in models if x.train_calls)),
+        "eval_calls_with_grad": with_grad,
+        "frozen_eval_calls_with_grad": frozen,
+        "eval_with_grad_only_frozen": with_grad > 0 and frozen == with_grad,
         "data_parallel": record.settings.data_parallel or m.wrapper == "DataParallel",
     }
 

@@ -954,15 +954,13 @@ def _data_paths(reg: Registry) -> list[str]:
 _HOOK_KEYS = ("_forward_pre_hooks", "_forward_hooks", "_forward_hooks_always_called")
 
 
-def _without_our_hooks(original: Any, ids: set, attributes: Optional[dict] = None) -> Any:
+def _without_our_hooks(original: Any, ids: set, attributes: dict) -> Any:
     """``original`` (a class's own __getstate__), with the probe's hooks taken out of the state it
     returns, and the instance attributes a plug-in set (``attributes``: id(module) -> {name: value}).
     The live module keeps them: the state is a new dict. Hooks are known by their handles' ids
     (unique in the process), not by the module: a torchmetrics Metric hashes its changing state, and
     a set of modules no longer finds it after an update. An attribute is left out only while it still
     holds the value the plug-in set (an id can be reused by a later object)."""
-    attributes = {} if attributes is None else attributes
-
     def __getstate__(module):
         state = original(module)
         if isinstance(state, dict):
