@@ -439,6 +439,33 @@ def test_a_verdict_that_rests_on_a_few_steps_near_a_threshold_is_borderline():
     assert v.share_low < v.share_high
 
 
+def test_resamples_that_give_the_same_facts_are_decided_once():
+    """The rules and the verdict are a pure function of the facts: a resample whose facts an earlier one
+    gave again reuses its outcome (steps alike in every figure give one set of facts for all)."""
+    from trainprobe.engine.evaluate import evaluate_rules
+    from trainprobe.engine.stability import RESAMPLES, stability
+    from trainprobe.engine.verdict import make_verdict
+    from trainprobe.facts import compute_facts, facts_by_name
+    rules, _ = load_rules()
+
+    def counted(record):
+        calls = []
+
+        def decide(values):
+            calls.append(1)
+            found, _ = evaluate_rules(rules, values, render=False)
+            found = rank_findings(found)
+            return make_verdict(values, found), found
+        values = facts_by_name(compute_facts(record))
+        verdict, _ = decide(values)
+        return stability(record, values, verdict, decide), len(calls) - 1
+
+    alike, calls = counted(_waits([0.12] * 40))
+    assert calls == 1 and alike.agreement == 1.0
+    spread, calls = counted(_waits([0.001 * i for i in range(40)]))  # every step its own wait
+    assert calls == RESAMPLES and spread.agreement is not None
+
+
 def test_fewer_than_the_fewest_steps_are_not_resampled():
     result = diagnose(_waits([0.12] * 2, warmup=1))
     assert result.verdict.agreement is None and result.verdict.category == "unknown"

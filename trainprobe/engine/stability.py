@@ -69,6 +69,32 @@ def _resampler(record: RunRecord) -> Callable[[random.Random], RunRecord]:
     return draw
 
 
+# What one resample decided: its verdict's category, the run's verdict category's share of its step, and
+# each finding it raised with its gain (seconds per step).
+_Outcome = tuple[str, float, tuple[tuple[str, float], ...]]
+
+
+def _decided(facts: dict[str, object], category: str,
+             decide: Callable[[dict[str, object]], tuple[Verdict, list[Finding]]],
+             decided: dict[tuple, _Outcome]) -> _Outcome:
+    """``decide`` on ``facts``, once per distinct set of facts: the rules and the verdict are a pure
+    function of the facts, and resamples often repeat them (steps alike in every figure, or a short
+    run whose few steps give few distinct draws). Rule evaluation is most of a resample's time."""
+    key = tuple(facts.values())  # every fact is a plain value (facts/__init__.py), in catalog order
+    try:
+        known = decided.get(key)
+    except TypeError:  # a value that cannot be a key: decide every time
+        key, known = None, None
+    if known is not None:
+        return known
+    again, findings = decide(facts)
+    outcome = (again.category, again.breakdown.get(category, 0.0),
+               tuple((f.id, f.gain.seconds_per_step or 0.0) for f in findings))
+    if key is not None:
+        decided[key] = outcome
+    return outcome
+
+
 def _percentile(values: list[float], q: float) -> Optional[float]:
     if not values:
         return None
@@ -89,12 +115,14 @@ def stability(record: RunRecord, values: dict[str, object], verdict: Verdict,
     shares = []
     gains: dict[str, list[float]] = {}
     draw = _resampler(record)
+    decided: dict[tuple, _Outcome] = {}
     for _ in range(RESAMPLES):
-        again, findings = decide(recompute_step_facts(draw(rng), values))
-        categories[again.category] += 1
-        shares.append(again.breakdown.get(verdict.category, 0.0))
-        for f in findings:
-            gains.setdefault(f.id, []).append(f.gain.seconds_per_step or 0.0)
+        facts = recompute_step_facts(draw(rng), values)
+        category, share, found = _decided(facts, verdict.category, decide, decided)
+        categories[category] += 1
+        shares.append(share)
+        for fid, seconds in found:
+            gains.setdefault(fid, []).append(seconds)
     others = [(n, c) for c, n in categories.items() if c != verdict.category]
     alternative = max(others)[1] if others else None
     intervals = {}
