@@ -149,3 +149,27 @@ def test_a_model_that_is_never_trained_running_with_autograd_is_not_validation()
     validating = with_settings(base, models=(replace(trained, eval_calls=40, eval_calls_with_grad=40), target))
     finding = next(f for f in diagnose(validating).findings if f.id == "validation-without-no-grad")
     assert finding.severity == "warning" and finding.title.startswith("validation builds")
+
+
+def test_a_librarys_own_eval_forwards_with_autograd_are_not_the_scripts_validation():
+    """Test set 12's tianshou DQN: the library's own code ran the trained policy in eval mode with autograd on
+    (its targets), 389 times inside the steps. No line of the script makes them: info, naming the library. When
+    the script's own validation is among them, it stays a warning about validation."""
+    from rule_cases.records import cpu_record, with_model
+
+    trained = with_model(cpu_record(), eval_calls=0, eval_calls_with_grad=0).settings.models[0]
+    assert trained.train_calls > 0
+
+    def finding(by_library):
+        model = replace(trained, eval_calls=40, eval_calls_with_grad=40, eval_calls_with_grad_by_library=by_library,
+                        eval_with_grad_by="tianshou.algorithm.modelfree.dqn" if by_library else None)
+        record = with_settings(cpu_record(), models=(model,))
+        return next(f for f in diagnose(record).findings if f.id == "validation-without-no-grad")
+
+    library = finding(40)
+    assert library.severity == "info"
+    assert library.title.startswith("tianshou.algorithm.modelfree.dqn's own code runs the model")
+    assert "40 of them were called by the library's code" in library.message
+    assert "no line of the script" in library.advice.lower()
+    mixed = finding(30)  # ten of the forty are the script's own validation
+    assert mixed.severity == "warning" and mixed.title.startswith("validation builds")

@@ -202,3 +202,33 @@ def test_torch_facts_are_read_before_the_script_and_data_paths_after_it(tmp_path
     else:
         assert record.outcome.signal == "SIGKILL"
         assert str(data) not in disks  # read at the end, which a killed script never reaches
+
+
+_LIBRARY = """
+import torch
+
+
+def targets(model, observations):
+    # The library's own target computation: eval mode, autograd on (what the test counts).
+    model.eval()
+    out = model(observations).detach() * 0.9
+    model.train()
+    return out
+"""
+
+
+@pytest.mark.slow
+def test_eval_forwards_with_autograd_are_told_apart_by_who_called_them(tmp_path):
+    """A trained model run in eval mode with autograd on by a library's code (an RL library's targets) is counted
+    apart from the script's own validation, with the library's module named: the user has no line to wrap."""
+    library = tmp_path / "site-packages"
+    library.mkdir()
+    (library / "rl_targets.py").write_text(_LIBRARY)
+    _, record = diagnose(tmp_path / "out", *ONE_RUN, str(SCRIPTS / "library_eval_targets.py"), str(library), "12")
+    model = record.settings.models[0]
+    assert model.train_calls == 12
+    assert model.eval_calls_with_grad == 12 + 3  # every step's targets, and the script's validation of steps 0, 5, 10
+    assert model.eval_calls_with_grad_by_library == 12 and model.eval_with_grad_by == "rl_targets"
+    values = facts_by_name(compute_facts(record))
+    assert values["library_eval_calls_with_grad"] == 12 and values["eval_with_grad_by"] == "rl_targets"
+    assert values["eval_with_grad_only_library"] is False  # the script's own validation is there too

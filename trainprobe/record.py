@@ -237,6 +237,8 @@ class ModelInfo(JsonMixin):
     train_calls: int = 0
     eval_calls: int = 0
     eval_calls_with_grad: int = 0  # eval-mode forwards that still built a graph
+    eval_calls_with_grad_by_library: int = 0  # of those, the ones a library's code called, not the script's
+    eval_with_grad_by: Optional[str] = None  # the module of the library that called the first of them
     input_shapes: tuple[str, ...] = ()  # distinct first-input shapes seen (capped)
     built_at: Optional[str] = None  # as LoaderSettings.built_at
     built_by: Optional[str] = None

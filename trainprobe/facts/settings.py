@@ -53,6 +53,12 @@ FACTS = {
                                     "a DQN's target network, a distillation teacher, an EMA copy."),
     "eval_with_grad_only_frozen": ("bool", "Every eval-mode forward that built a graph was one of a model never "
                                    "run in training mode (none was validation of the trained model)."),
+    "library_eval_calls_with_grad": ("count", "Of eval_calls_with_grad, those of a trained model that a library's "
+                                     "code called, not a line of the script (an RL library computing its targets)."),
+    "eval_with_grad_by": ("text", "The module of the library whose code called the first of those."),
+    "eval_with_grad_only_library": ("bool", "None of the eval-mode forwards that built a graph was the script's own: "
+                                    "each was a library's call, or a model never run in training mode, and at least "
+                                    "one a library's call."),
     "outcome_status": ("text", "How the run ended: completed, stopped, failed, killed, timeout..."),
     "oom": ("bool", "The run ran out of memory (CUDA OOM or the OOM killer)."),
     "steps_recorded": ("count", "Steps recorded in all phases."),
@@ -101,6 +107,9 @@ def _model_facts(record: RunRecord) -> dict[str, object]:
     m = max(models, key=lambda x: x.train_calls)
     with_grad = sum(x.eval_calls_with_grad for x in models)
     frozen = sum(x.eval_calls_with_grad for x in models if not x.train_calls)
+    # A trained model's eval forwards with autograd that a library's code made: the user has no line to wrap.
+    library = sum(x.eval_calls_with_grad_by_library for x in models if x.train_calls)
+    by = next((x.eval_with_grad_by for x in models if x.train_calls and x.eval_with_grad_by), None)
     return {
         "model_type": _short(m.type),
         "model_params": m.params,
@@ -113,6 +122,9 @@ def _model_facts(record: RunRecord) -> dict[str, object]:
         "eval_calls_with_grad": with_grad,
         "frozen_eval_calls_with_grad": frozen,
         "eval_with_grad_only_frozen": with_grad > 0 and frozen == with_grad,
+        "library_eval_calls_with_grad": library,
+        "eval_with_grad_by": by,
+        "eval_with_grad_only_library": library > 0 and frozen + library == with_grad,
         "data_parallel": record.settings.data_parallel or m.wrapper == "DataParallel",
     }
 

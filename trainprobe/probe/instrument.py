@@ -65,7 +65,7 @@ from .memory import DeviceMemoryReader, memory_limit
 from .peak import measure_peak
 from .profsummary import summarize_profile
 from .settings import Registry, read_settings
-from .sites import UserCode, called_site, detect_framework
+from .sites import UserCode, called_site, calling_library, detect_framework
 from .windows import ProfilerWindow, PythonWindow
 from .workers import WorkerInit, flush_stats
 
@@ -577,6 +577,13 @@ class Instrumentation:
         entry = reg.model_call(module, training, grad, first)
         if phase == "forward" and entry.called_at is None:
             entry.called_at = called_site(sys._getframe(1), reg.sites.is_user)
+        elif grad and phase == "eval":
+            # Who runs the model in eval mode with autograd on: the script's validation, which the user can
+            # wrap in no_grad, or a library's own code (an RL library's targets), which the user cannot.
+            library = calling_library(sys._getframe(1), reg.sites.is_user)
+            if library is not None:
+                entry.eval_calls_with_grad_by_library += 1
+                entry.eval_with_grad_by = entry.eval_with_grad_by or library
         if phase == "forward" and isinstance(first, torch.Tensor):
             if self.census is not None:
                 self.census.note_input(first)

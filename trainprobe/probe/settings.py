@@ -63,6 +63,8 @@ class ModelEntry:
     train_calls: int = 0
     eval_calls: int = 0
     eval_calls_with_grad: int = 0
+    eval_calls_with_grad_by_library: int = 0  # of those, the ones a library's code called (probe/sites.py)
+    eval_with_grad_by: Optional[str] = None  # the module of the library that called the first of them
     shapes: list[str] = field(default_factory=list)
     seen_shapes: set = field(default_factory=set)
     last_device_index: Optional[int] = None  # Tensor.get_device() of the last input
@@ -261,7 +263,9 @@ def _model_info(entry: ModelEntry) -> Optional[ModelInfo]:
             return None
         return dataclasses.replace(
             entry.cached, calls=entry.calls, train_calls=entry.train_calls, eval_calls=entry.eval_calls,
-            eval_calls_with_grad=entry.eval_calls_with_grad, input_shapes=tuple(entry.shapes),
+            eval_calls_with_grad=entry.eval_calls_with_grad,
+            eval_calls_with_grad_by_library=entry.eval_calls_with_grad_by_library,
+            eval_with_grad_by=entry.eval_with_grad_by, input_shapes=tuple(entry.shapes),
             train_called_at=entry.called_at,
         )
     inner, wrapper = _unwrap(module)
@@ -294,6 +298,8 @@ def _model_info(entry: ModelEntry) -> Optional[ModelInfo]:
         train_calls=entry.train_calls,
         eval_calls=entry.eval_calls,
         eval_calls_with_grad=entry.eval_calls_with_grad,
+        eval_calls_with_grad_by_library=entry.eval_calls_with_grad_by_library,
+        eval_with_grad_by=entry.eval_with_grad_by,
         input_shapes=tuple(entry.shapes),
         built_at=entry.built[0],
         built_by=entry.built[1],

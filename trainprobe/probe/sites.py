@@ -21,7 +21,8 @@ from ..notebook.cells import cell_filename, parse_cell_filename
 from ..record import CliFlag, FrameworkInfo
 from .sourcelines import enclosing_loop, first_call
 
-__all__ = ["SiteBook", "FlagBook", "UserCode", "site", "built_site", "detect_framework", "FRAMEWORK_PACKAGES"]
+__all__ = ["SiteBook", "FlagBook", "UserCode", "site", "built_site", "calling_library", "detect_framework",
+           "FRAMEWORK_PACKAGES"]
 
 _OWN_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 _TORCH_PARTS = (os.sep + "torch" + os.sep,)
@@ -101,6 +102,19 @@ def _first_user(frame: Any, is_user: UserCode) -> Any:
     while frame is not None and not is_user(frame.f_code.co_filename):
         frame = frame.f_back
     return frame
+
+
+def calling_library(frame: Any, is_user: UserCode) -> Optional[str]:
+    """The module name of the library whose code made a call (a model's forward), from ``frame`` up past
+    torch's and trainprobe's frames; None when that first caller is the user's own code (or unreadable)."""
+    try:
+        while frame is not None and _skipped(frame):
+            frame = frame.f_back
+        if frame is None or is_user(frame.f_code.co_filename):
+            return None
+        return _module(frame) or None
+    except Exception:  # pylint: disable=broad-except  # a frame we cannot read: the user's, never a failed forward
+        return None
 
 
 def built_site(frame: Any, obj: Any, is_user: UserCode) -> tuple[Optional[str], Optional[str]]:
