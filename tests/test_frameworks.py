@@ -326,3 +326,78 @@ def test_a_fastai_learner_is_read_with_its_loaders_batches_and_its_precision_kno
     bf16 = _findings(record)["cpu-bf16-not-used"]
     assert bf16.framework == "fastai" and "learn.to_bf16()" in bf16.advice
     assert "Learner(" in _line(bf16.changes_at)
+
+
+_FAKE_LIGHTNING = {
+    "lightning/__init__.py": "",
+    "lightning/pytorch/__init__.py": "",
+    "lightning/pytorch/trainer.py": (
+        "class Trainer:\n"
+        "    def __init__(self, **settings):\n"
+        "        self.settings = settings\n"
+        "    def fit(self, step):\n"
+        "        return step()\n"),
+    # A forecasting library that builds and runs the framework's Trainer for the script, from its models'
+    # keyword arguments (as neuralforecast does with Lightning).
+    "forecastlib/__init__.py": (
+        "from lightning.pytorch.trainer import Trainer\n"
+        "class Model:\n"
+        "    def __init__(self, **trainer_kwargs):\n"
+        "        self.trainer_kwargs = trainer_kwargs\n"
+        "    def fit(self, step):\n"
+        "        return Trainer(**self.trainer_kwargs).fit(step)\n"),
+}
+
+_READS_THE_FRAMEWORK = """
+import json, os, sys
+from trainprobe.probe.sites import UserCode, detect_framework
+import forecastlib
+from lightning.pytorch.trainer import Trainer
+
+def step():
+    info, _ = detect_framework(sys._getframe(), UserCode((os.path.dirname(os.path.abspath(__file__)),)))
+    return {"name": info.name, "via": info.via}
+
+print(json.dumps([forecastlib.Model(precision="32").fit(step), Trainer().fit(step)]))
+"""
+
+
+def test_a_library_that_runs_the_framework_for_the_script_is_named(tmp_path):
+    """The frames between the framework's loop and the script's call into it: a library there (neuralforecast's
+    models make and run their own Lightning Trainer, test set 13) is where the framework's knobs go. Real frames
+    of real modules; the packages sit in a folder named site-packages, where libraries live."""
+    import json
+    import subprocess
+    import sys
+
+    packages = tmp_path / "site-packages"
+    for name, text in _FAKE_LIGHTNING.items():
+        (packages / name).parent.mkdir(parents=True, exist_ok=True)
+        (packages / name).write_text(text)
+    script = tmp_path / "user" / "forecast.py"
+    script.parent.mkdir()
+    script.write_text(_READS_THE_FRAMEWORK)
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60,
+                         env={**os.environ, "PYTHONPATH": os.pathsep.join([str(packages), str(Path(__file__).resolve().parents[1])])})
+    assert out.returncode == 0, out.stderr
+    through_library, direct = json.loads(out.stdout.strip().splitlines()[-1])
+    assert through_library == {"name": "lightning", "via": "forecastlib"}, out.stderr
+    assert direct == {"name": "lightning", "via": None}
+
+
+def test_a_frameworks_knob_behind_a_library_is_given_through_that_library():
+    """Test set 13's neuralforecast quickstart (seen: analysed after its held-out run): Lightning's precision is
+    the fix, but neuralforecast makes the Trainer, so the advice says to pass it through neuralforecast. The
+    record is the real run; its framework reading gains the library it was recorded without."""
+    from dataclasses import replace
+
+    from trainprobe.engine import apply_rules
+
+    record = _record("t13_nixtla_quickstart_lstm_nhits", recorded.RUNS_DIR / "real_test13")
+    plain = {f.id: f for f in apply_rules(record).findings}["cpu-bf16-not-used"]
+    assert plain.advice.startswith('Pass Trainer(precision="bf16-mixed")')
+    framework = replace(record.settings.framework, via="neuralforecast")
+    through = apply_rules(replace(record, settings=replace(record.settings, framework=framework)))
+    advice = {f.id: f for f in through.findings}["cpu-bf16-not-used"].advice
+    assert advice.startswith("neuralforecast builds and runs the Lightning objects here, not a line of the script")
+    assert advice.endswith(plain.advice)

@@ -256,6 +256,9 @@ class FrameworkInfo(JsonMixin):
     entry_at: Optional[str] = None  # the user's line that handed the loop over: trainer.train(), trainer.fit()
     config_call: Optional[str] = None  # the call that holds its settings: TrainingArguments, Trainer, Accelerator
     config_at: Optional[str] = None  # where the script makes that call, "file.py:line" (None: not in its source)
+    # An installed library between the script and the framework that drives it for the script (neuralforecast
+    # builds and runs a Lightning Trainer): its top-level package. The framework's knobs go through it.
+    via: Optional[str] = None
     settings: dict[str, str] = field(default_factory=dict)  # its settings, read from the live objects
     hooks: dict[str, str] = field(default_factory=dict)  # the user's methods it calls -> "file.py:line"
 

@@ -226,6 +226,8 @@ def _evaluate(rule: Rule, facts: dict[str, object], render: bool, budget: float,
                 template = getattr(variant, key, None) if key in _VARIANT_TEXTS else None
                 template = template or getattr(rule, key)
                 texts[key] = template.render(context) if template else ""
+            if variant is not None and variant.name == facts.get("framework") and facts.get("framework_via"):
+                texts["advice"] = _through_library(facts, texts["advice"])
             key = "evidence"
             evidence = _evidence(rule, facts, context)
         return Finding(
@@ -254,6 +256,15 @@ def _variant(rule: Rule, context: dict[str, Any]) -> Optional[Variant]:
             if variant.name == name and (variant.when is None or _truthy(variant.when.evaluate(context))):
                 return variant
     return None
+
+
+def _through_library(facts: dict[str, object], advice: str) -> str:
+    """A framework's fix where a library between the script and the framework builds the framework's objects
+    (neuralforecast's models make their own Lightning Trainer): the user reaches the knob through that library."""
+    via, name = facts.get("framework_via"), facts.get("framework_name") or facts.get("framework")
+    return (f"{via} builds and runs the {name} objects here, not a line of the script: give the setting below "
+            f"through {via}'s own arguments (libraries like it often hand extra keyword arguments on to {name}). "
+            f"{name}'s own spelling: {advice}")
 
 
 def _runtime_error(rule: Rule, key: str, exc: BaseException) -> str:

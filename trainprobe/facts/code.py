@@ -34,6 +34,8 @@ FACTS = {
                             "(TrainingArguments(...), Trainer(...), Accelerator(...)); None when the settings "
                             "come from elsewhere (command-line flags)."),
     "framework_config_call": ("text", "That call's name: TrainingArguments, Trainer, Accelerator."),
+    "framework_via": ("text", "An installed library between the script and the framework, which builds and runs the "
+                      "framework's objects for the script (neuralforecast over Lightning): its package."),
     "framework_precision": ("text", "The framework's precision setting: Lightning's precision ('32-true', "
                             "'bf16-mixed'), the Trainer's bf16/fp16 ('bf16', 'fp16', 'no'), accelerate's "
                             "mixed_precision."),
@@ -162,6 +164,7 @@ def _framework_facts(record: RunRecord, cwd: str) -> dict[str, object]:
         "framework_entry_at": where(fw.entry_at, cwd),
         "framework_config_at": where(fw.config_at, cwd),
         "framework_config_call": fw.config_call,
+        "framework_via": fw.via,
         "framework_precision": _precision(name, s),
         "framework_log_every": _integer(s.get("log_every_n_steps") or s.get("logging_steps")),
     }

@@ -245,11 +245,13 @@ def detect_framework(frame: Any, is_user: UserCode, built_by: tuple[Optional[str
                      if by.startswith(prefix) and n == "timm"), "")
         return FrameworkInfo(name=name, version=_version(name) if name else None), _loop_line(frames, users)
     name, outermost = found
-    entry = next((frames[i] for i in users if i > outermost), None)  # the user's call into it
+    entry_index = next((i for i in users if i > outermost), None)
+    entry = frames[entry_index] if entry_index is not None else None  # the user's call into it
     info = FrameworkInfo(
         name=name, version=_version(name), driver=_module(frames[outermost]),
         entry_at=site(entry) if entry is not None else None,
         settings=_settings(name, frames), hooks=_hooks(name, frames),
+        via=_library_between(frames, name, outermost, entry_index),
     )
     config = _config_site(name, entry, is_user)
     if config is not None:
@@ -257,6 +259,23 @@ def detect_framework(frame: Any, is_user: UserCode, built_by: tuple[Optional[str
     # The framework's own loop holds the user's code (a Lightning training_step); the user's line that
     # started it is the loop's line the user can see.
     return info, info.entry_at if name in ("transformers", "lightning") else _loop_line(frames, users)
+
+
+def _library_between(frames: list[Any], name: str, outermost: int, entry: Optional[int]) -> Optional[str]:
+    """An installed library whose frames lie between the framework's outermost frame and the script's call
+    into it (neuralforecast's fit() building and running a Lightning Trainer): its top-level package, the
+    outermost one; None when the script calls the framework itself."""
+    if entry is None:
+        return None  # no line of the script on the stack: nothing to tell what lies between
+    own = {prefix.split(".", 1)[0] for prefix, framework in FRAMEWORK_PACKAGES if framework == name}
+    between = None
+    for index in range(outermost + 1, entry):
+        if _skipped(frames[index]) or "-packages" + os.sep not in frames[index].f_code.co_filename:
+            continue
+        package = _module(frames[index]).split(".", 1)[0]
+        if package and package not in own and package not in _NOT_A_LOOP:
+            between = package
+    return between
 
 
 def _library_loop(frames: list[Any], users: list[int]) -> Optional[tuple[str, int]]:
