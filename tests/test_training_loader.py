@@ -18,6 +18,12 @@ def test_a_validation_loader_under_no_grad_is_not_the_training_loader(tmp_path):
     loaders = record.settings.dataloaders
     assert len(loaders) == 1 and loaders[0].batch_size == 256 and loaders[0].batches > 0
     assert not loaders[0].used_in_training
+    # Batches made by hand: the samples per step are the training forward's batch (its input's first
+    # dimension), not the validation loader's 256 and not the 1-d forward on one sample (test sets 12 and 13:
+    # d2l's iterator and three RL loops had no samples per step, so small-batch-overhead could not judge them).
+    facts = {f.name: f.value for f in apply_rules(record).facts}
+    assert facts["samples_per_step"] == 64
+    assert any("the largest batch a training forward took" in n for n in record.notes), record.notes
 
 
 @pytest.mark.slow

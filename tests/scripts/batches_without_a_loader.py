@@ -1,5 +1,6 @@
 """Training batches indexed straight from tensors (no DataLoader), validation through a DataLoader under
-torch.no_grad() after each epoch: the only DataLoader is not the training one (tests/test_training_loader.py)."""
+torch.no_grad() after each epoch: the only DataLoader is not the training one (tests/test_training_loader.py).
+Each step also runs the model on one sample's features (a 1-d input, as an RL policy acts): not its batch."""
 
 import torch
 import torch.nn as nn
@@ -22,6 +23,7 @@ def main():
     for epoch in range(12):
         model.train()
         for inputs, targets in batches(x, y, 64):
+            model(inputs[0])  # one sample's features, as an RL policy acting on an observation: not the batch
             loss = nn.functional.cross_entropy(model(inputs), targets)
             optimizer.zero_grad()
             loss.backward()

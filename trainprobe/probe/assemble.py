@@ -302,12 +302,14 @@ def _unit_note(unit: Optional[str], settings: Optional[Settings]) -> Optional[st
                 "update's time counts as the step's other part")
     if unit == "optimizer":
         return ("no DataLoader batch was fetched in each iteration (batches made by hand), so an iteration ends "
-                "with its last optimizer step")
+                "with its last optimizer step, and its samples are the largest batch a training forward took in "
+                "it (the first dimension of the model's input)")
     if unit == "backward":
         why = ("an optimizer step inside torch.compile runs without trainprobe's hooks" if compiled
                else "a hand-written update loop")
         return (f"no optimizer.step() and no DataLoader batch were seen ({why}), so iterations were told apart by "
-                "their backward() calls")
+                "their backward() calls, and their samples are the largest batch a training forward took (the "
+                "first dimension of the model's input)")
     if unit == "batch":
         return "no backward() was seen, so each DataLoader batch is a step (an inference loop?)"
     if unit == "loader":

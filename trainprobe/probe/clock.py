@@ -165,6 +165,7 @@ class StepClock:
         self._receive = 0.0  # its seconds receiving batches from workers, inside data_wait
         self._batches = 0
         self._samples: Optional[int] = None
+        self._input_samples: Optional[int] = None  # the largest batch a training forward of the step took
         self._epoch_start = False
         self._last_probe = 0.0
         self._deferred: list[Callable[[], None]] = []
@@ -281,6 +282,13 @@ class StepClock:
         self._batches += 1
         if samples is not None:
             self._samples = samples if self._samples is None else self._samples + samples
+
+    def note_forward_batch(self, samples: int) -> None:
+        """A training forward took a batch of ``samples`` (its input's first dimension). A step whose batches
+        are made by hand, with no DataLoader, counts the largest such batch as its samples: an RL loop's
+        update on its minibatch, not its acting forwards on one observation."""
+        if self._input_samples is None or samples > self._input_samples:
+            self._input_samples = samples
 
     def note_epoch_start(self) -> None:
         """A DataLoader iterator was made: the step that its first batch begins starts an epoch."""
@@ -429,6 +437,8 @@ class StepClock:
         acc = self._acc
         measured = sum(acc[p] for p in TIMED_PHASE_NAMES)  # zero_grad and a closure's code are part of other
         validation = acc["eval"] > 0.5 * duration
+        if self._samples is None and not self._batches:
+            self._samples = self._input_samples  # no DataLoader batch in the step: the model's input tells
         if self.ranges is not None:
             self.ranges.end_step()
         # Positional, in stepcodec.STEP_FIELDS order: one small tuple per step is the cheapest event to write.
@@ -459,7 +469,7 @@ class StepClock:
         self._acc = dict.fromkeys(PHASES, 0.0)
         self._wait_cpu = self._receive = 0.0
         self._batches = 0
-        self._samples = None
+        self._samples = self._input_samples = None
         self._epoch_start = False
         self._updates = self._backwards = self._forwards = self._open_forwards = 0
         self._lr = None

@@ -585,6 +585,8 @@ class Instrumentation:
                 entry.eval_calls_with_grad_by_library += 1
                 entry.eval_with_grad_by = entry.eval_with_grad_by or library
         if phase == "forward" and isinstance(first, torch.Tensor):
+            if first.dim() >= 2:  # a 1-d input is one sample's features (an RL policy acting), not a batch
+                self.clock.note_forward_batch(first.shape[0])
             if self.census is not None:
                 self.census.note_input(first)
             if first.numel() > self._largest_input:
