@@ -60,6 +60,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import gzip
 import json
 import os
 import platform
@@ -215,6 +216,25 @@ def load_samples(directory: Path = SAMPLES_DIR) -> list[Sample]:
     return samples
 
 
+def record_path(directory: Path, name: str) -> Path:
+    """Where a real script's recorded run lives: ``NAME.cpu.run.json`` for the sets recorded before, else
+    ``NAME.cpu.run.json.gz``, where a new run is kept gzipped: the repository must stay small enough to
+    travel to a lent GPU machine (tests/test_repository_size.py)."""
+    plain = directory / f"{name}.cpu.run.json"
+    return plain if plain.exists() else directory / f"{name}.cpu.run.json.gz"
+
+
+def keep_record(run_json: Path, dest: Path) -> None:
+    """Keep a new run's record at ``dest``, gzipped when its name ends in .gz (level 9, no time stamp, so
+    the same record gives the same bytes)."""
+    if dest.suffix != ".gz":
+        shutil.copy(run_json, dest)
+        return
+    with open(run_json, "rb") as src, open(dest, "wb") as raw, \
+            gzip.GzipFile(filename="", mode="wb", compresslevel=9, fileobj=raw, mtime=0) as out:
+        shutil.copyfileobj(src, out)
+
+
 def load_real(directory: Path = REAL_DIR) -> list[Sample]:
     """The real third-party scripts: one expect.toml each (and its recorded run beside it)."""
     out = []
@@ -224,7 +244,7 @@ def load_real(directory: Path = REAL_DIR) -> list[Sample]:
         expert = data["expert"]
         name = path.name.removesuffix(".expect.toml")
         out.append(Sample(
-            name=name, path=directory / f"{name}.cpu.run.json", plants=expert.get("why", "").strip(),
+            name=name, path=record_path(directory, name), plants=expert.get("why", "").strip(),
             verdict={"cpu": expert["verdict"], "gpu": None},
             findings={"cpu": list(expert.get("expected_findings", [])), "gpu": []},
             allow={"cpu": list(expert.get("allowed_findings", []))}, clean=False, ci=False, args=(),
@@ -736,7 +756,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--corpus", type=Path, default=None,
                    help="real scripts: run them again from this folder's NAME/run.sh (default: score the recordings)")
     p.add_argument("--record", action="store_true",
-                   help="with --corpus: keep the new runs as tests/data/runs/real[_test]/NAME.cpu.run.json")
+                   help="with --corpus: keep the new runs as tests/data/runs/real[_test]/NAME.cpu.run.json.gz (a set "
+                        "recorded before keeps its plain NAME.cpu.run.json)")
     p.add_argument("--ci", action="store_true", help="only the samples marked ci=True (CI's fast subset)")
     p.add_argument("--samples", default="", help="comma-separated sample names (default: all)")
     p.add_argument("--device", choices=("cpu", "gpu"), default=None, help="which expectations to score (default: detect)")
@@ -768,7 +789,7 @@ def real_main(args) -> int:
         print(f"    {r.status}: verdict {r.verdict}, found {sorted(r.found)} ({r.wall:.0f} s)"
               + (f" {r.error}" if r.error else ""), file=sys.stderr, flush=True)
         if args.record and (out_dir / "run.json").exists():
-            shutil.copy(out_dir / "run.json", s.path)
+            keep_record(out_dir / "run.json", s.path)
         results.append(r)
     machine = args.machine or machine_description("cpu")
     print(render_real(results, args.markdown, machine))

@@ -138,3 +138,24 @@ def test_batches_made_with_torch_ops_in_a_tiny_model_are_launch_bound(diagnosed)
     _record, diagnosis = diagnosed["pte_regression"]
     assert diagnosis.verdict.category == "launch"
     assert diagnosis.fact_values()["loop_op_share"] > 0.2
+
+
+def test_a_new_held_out_run_is_kept_gzipped_and_read_back_as_recorded(tmp_path):
+    """benchmarks/accuracy.py --record keeps a new set's runs gzipped (the tracked files must leave room under
+    the device tool's limit: tests/test_repository_size.py), with the same bytes each time; the sets recorded
+    before keep their plain files, and rescoring finds either."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import accuracy
+    from trainprobe.record import RunRecord
+
+    name = next(iter(EXPECT))
+    assert accuracy.record_path(REAL, name) == REAL / f"{name}.cpu.run.json"
+    assert accuracy.record_path(tmp_path, name) == tmp_path / f"{name}.cpu.run.json.gz"
+    first, second = tmp_path / "a.cpu.run.json.gz", tmp_path / "b.cpu.run.json.gz"
+    accuracy.keep_record(REAL / f"{name}.cpu.run.json", first)
+    accuracy.keep_record(REAL / f"{name}.cpu.run.json", second)
+    assert first.read_bytes() == second.read_bytes()
+    assert first.stat().st_size < (REAL / f"{name}.cpu.run.json").stat().st_size / 4
+    assert RunRecord.load(first) == RunRecord.load(REAL / f"{name}.cpu.run.json")
