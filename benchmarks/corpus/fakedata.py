@@ -323,3 +323,24 @@ def hub_bert(hf_home: Path, model: str, snapshot: str, text: list[str], *, hidde
                         intermediate_size=intermediate, max_position_embeddings=512)
     BertModel(config).save_pretrained(str(out))
     return out
+
+
+def hub_timm(hf_home: Path, model: str, snapshot: str):
+    """A randomly initialised (seeded) timm model in the Hugging Face Hub cache under ``hf_home``, as
+    ``timm.create_model(arch, pretrained=True)`` reads it with HF_HUB_OFFLINE=1: ``model`` is the Hub name
+    ("timm/resnet18.a1_in1k"; its architecture is the part before the dot), refs/main points at ``snapshot``,
+    whose folder gets the state dict as model.safetensors. Returns the snapshot folder and the model, for a
+    stand-in that adds files of its own (a config.json). Needs timm and safetensors."""
+    import timm
+    import torch
+    from safetensors.torch import save_file
+
+    repo = hf_home / "hub" / ("models--" + model.replace("/", "--"))
+    out = repo / "snapshots" / snapshot
+    out.mkdir(parents=True, exist_ok=True)
+    (repo / "refs").mkdir(exist_ok=True)
+    (repo / "refs" / "main").write_text(snapshot)
+    torch.manual_seed(0)
+    net = timm.create_model(model.split("/", 1)[1].split(".", 1)[0], pretrained=False)
+    save_file({k: v.contiguous() for k, v in net.state_dict().items()}, str(out / "model.safetensors"))
+    return out, net

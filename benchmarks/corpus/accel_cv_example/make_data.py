@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from fakedata import write_jpeg  # noqa: E402
+from fakedata import hub_timm, write_jpeg  # noqa: E402
 
 BREEDS = 37
 PER_BREED = 20
@@ -29,18 +29,7 @@ def write_images(folder: Path, rng: np.random.Generator) -> None:
 
 
 def write_timm_cache(hub: Path) -> None:
-    import timm
-    import torch
-    from safetensors.torch import save_file
-
-    repo = hub / "models--timm--resnet50d.ra2_in1k"
-    snap = repo / "snapshots" / SNAPSHOT
-    snap.mkdir(parents=True, exist_ok=True)
-    (repo / "refs").mkdir(exist_ok=True)
-    (repo / "refs" / "main").write_text(SNAPSHOT)
-    torch.manual_seed(0)
-    model = timm.create_model("resnet50d", pretrained=False)
-    save_file({k: v.contiguous() for k, v in model.state_dict().items()}, str(snap / "model.safetensors"))
+    snap, model = hub_timm(hub.parent, "timm/resnet50d.ra2_in1k", SNAPSHOT)
     cfg = {"architecture": "resnet50d", "num_classes": 1000, "num_features": 2048,
            "pretrained_cfg": dict(model.pretrained_cfg)}
     (snap / "config.json").write_text(json.dumps(cfg, default=str, indent=1))

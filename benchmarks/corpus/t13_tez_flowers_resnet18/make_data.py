@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from fakedata import write_jpeg  # noqa: E402
+from fakedata import hub_timm, write_jpeg  # noqa: E402
 
 SNAPSHOT = "0123456789abcdef0123456789abcdef01234567"
 
@@ -29,18 +29,7 @@ def class_names(script: Path) -> list[str]:
 
 
 def fake_resnet18(hf_home: Path) -> None:
-    import torch
-    import timm
-    from safetensors.torch import save_file
-
-    repo = hf_home / "hub" / "models--timm--resnet18.a1_in1k"
-    out = repo / "snapshots" / SNAPSHOT
-    out.mkdir(parents=True, exist_ok=True)
-    (repo / "refs").mkdir(exist_ok=True)
-    (repo / "refs" / "main").write_text(SNAPSHOT)
-    torch.manual_seed(0)
-    model = timm.create_model("resnet18", pretrained=False)
-    save_file({k: v.contiguous() for k, v in model.state_dict().items()}, str(out / "model.safetensors"))
+    hub_timm(hf_home, "timm/resnet18.a1_in1k", SNAPSHOT)
 
 
 if __name__ == "__main__":
