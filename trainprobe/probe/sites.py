@@ -267,29 +267,30 @@ def _library_between(frames: list[Any], name: str, outermost: int, entry: Option
     outermost one; None when the script calls the framework itself."""
     if entry is None:
         return None  # no line of the script on the stack: nothing to tell what lies between
-    own = {prefix.split(".", 1)[0] for prefix, framework in FRAMEWORK_PACKAGES if framework == name}
-    between = None
-    for index in range(outermost + 1, entry):
-        if _skipped(frames[index]) or "-packages" + os.sep not in frames[index].f_code.co_filename:
-            continue
-        package = _module(frames[index]).split(".", 1)[0]
-        if package and package not in own and package not in _NOT_A_LOOP:
-            between = package
-    return between
+    own = frozenset(prefix.split(".", 1)[0] for prefix, framework in FRAMEWORK_PACKAGES if framework == name)
+    found = _outermost_package(frames, outermost + 1, entry, own)
+    return found[0] if found is not None else None
 
 
 def _library_loop(frames: list[Any], users: list[int]) -> Optional[tuple[str, int]]:
     """A library trainprobe has no table for that runs the loop itself (skorch's NeuralNet.fit, d2l's
     Trainer.fit, a course's helper package): the installed package whose frames lie between the optimizer
     step and the script's innermost frame, named by its top-level module; (name, its outermost frame)."""
-    inner = users[0] if users else len(frames)
+    return _outermost_package(frames, 0, users[0] if users else len(frames))
+
+
+def _outermost_package(frames: list[Any], start: int, stop: int, excluded: frozenset = frozenset()
+                       ) -> Optional[tuple[str, int]]:
+    """Of ``frames[start:stop]`` (innermost first), the outermost frame of an installed package: its
+    top-level module and index. torch's and trainprobe's frames, the standard library, the wrappers in
+    _NOT_A_LOOP and the packages ``excluded`` are passed over."""
     outermost = None
-    for index in range(inner):
+    for index in range(start, stop):
         path = frames[index].f_code.co_filename
         if _skipped(frames[index]) or "-packages" + os.sep not in path:
             continue
         package = _module(frames[index]).split(".", 1)[0]
-        if package and package not in _NOT_A_LOOP:
+        if package and package not in _NOT_A_LOOP and package not in excluded:
             outermost = (package, index)
     return outermost
 
