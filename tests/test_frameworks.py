@@ -401,3 +401,8 @@ def test_a_frameworks_knob_behind_a_library_is_given_through_that_library():
     advice = {f.id: f for f in through.findings}["cpu-bf16-not-used"].advice
     assert advice.startswith("neuralforecast builds and runs the Lightning objects here, not a line of the script")
     assert advice.endswith(plain.advice)
+    # A framework whose name carries its article gets it once, not twice.
+    from trainprobe.engine.evaluate import _through_library
+    text = _through_library({"framework_via": "trl", "framework_name": "the Hugging Face Trainer"}, "Pass bf16=True.")
+    assert "the the" not in text and text.startswith("trl builds and runs the Hugging Face Trainer objects here")
+    assert text.endswith("Hugging Face Trainer's own spelling: Pass bf16=True.")

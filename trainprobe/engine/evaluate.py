@@ -261,7 +261,8 @@ def _variant(rule: Rule, context: dict[str, Any]) -> Optional[Variant]:
 def _through_library(facts: dict[str, object], advice: str) -> str:
     """A framework's fix where a library between the script and the framework builds the framework's objects
     (neuralforecast's models make their own Lightning Trainer): the user reaches the knob through that library."""
-    via, name = facts.get("framework_via"), facts.get("framework_name") or facts.get("framework")
+    via, name = facts.get("framework_via"), str(facts.get("framework_name") or facts.get("framework"))
+    name = name.removeprefix("the ")  # "the Hugging Face Trainer": the sentences below give it its article
     return (f"{via} builds and runs the {name} objects here, not a line of the script: give the setting below "
             f"through {via}'s own arguments (libraries like it often hand extra keyword arguments on to {name}). "
             f"{name}'s own spelling: {advice}")
