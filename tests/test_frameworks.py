@@ -406,3 +406,32 @@ def test_a_frameworks_knob_behind_a_library_is_given_through_that_library():
     text = _through_library({"framework_via": "trl", "framework_name": "the Hugging Face Trainer"}, "Pass bf16=True.")
     assert "the the" not in text and text.startswith("trl builds and runs the Hugging Face Trainer objects here")
     assert text.endswith("Hugging Face Trainer's own spelling: Pass bf16=True.")
+
+
+@pytest.mark.parametrize("folder, name, library, rule", [
+    (recorded.RUNS_DIR / "real_test3", "t3_poutyne_mnist", "poutyne", "item-sync-in-loop"),
+    (recorded.RUNS_DIR / "real_test12", "t12_tianshou_dqn_cartpole", "tianshou", "host-overhead-in-loop"),
+    (recorded.RUNS_DIR / "real_test11", "t11_sb_speakerid_xvector", "speechbrain", "item-sync-in-loop"),
+])
+def test_a_loop_run_by_a_library_without_a_table_is_said_to_be_that_librarys(folder, name, library, rule):
+    """A library trainprobe has no table for runs the loop (the script's call into it is the loop's line): the
+    plain fix describes code the user does not have, so the advice says whose loop it is and where it is handed
+    over, then gives the plain-PyTorch form."""
+    record = _record(name, folder)
+    facts = _facts(record)
+    assert facts["framework"] == library and facts["framework_runs_loop"] is True
+    finding = _findings(record)[rule]
+    assert finding.changes_at == facts["loop_at"]
+    assert finding.advice.startswith(f"{library} runs this training loop (the script hands it over at "
+                                     f"{facts['loop_at']}), so the loop's code is {library}'s")
+    assert "In plain PyTorch terms: " in finding.advice
+
+
+def test_a_library_called_inside_the_scripts_own_loop_does_not_run_it():
+    """Pyro's svi.step() is called inside the script's own for-loop: the loop is the script's, and the plain fix
+    stands as written."""
+    record = _record("t5_pyro_vae", recorded.RUNS_DIR / "real_test5")
+    facts = _facts(record)
+    assert facts["framework"] == "pyro" and facts["framework_runs_loop"] is False
+    finding = _findings(record)["item-sync-in-loop"]
+    assert finding.changes_at == facts["loop_at"] and finding.advice.startswith("Keep values on the device")

@@ -228,6 +228,9 @@ def _evaluate(rule: Rule, facts: dict[str, object], render: bool, budget: float,
                 texts[key] = template.render(context) if template else ""
             if variant is not None and variant.name == facts.get("framework") and facts.get("framework_via"):
                 texts["advice"] = _through_library(facts, texts["advice"])
+            elif variant is None and rule.variants and facts.get("framework_runs_loop") \
+                    and texts["changes"].strip() == facts.get("loop_at"):
+                texts["advice"] = _in_library_loop(facts, texts["advice"])
             key = "evidence"
             evidence = _evidence(rule, facts, context)
         return Finding(
@@ -266,6 +269,17 @@ def _through_library(facts: dict[str, object], advice: str) -> str:
     return (f"{via} builds and runs the {name} objects here, not a line of the script: give the setting below "
             f"through {via}'s own arguments (libraries like it often hand extra keyword arguments on to {name}). "
             f"{name}'s own spelling: {advice}")
+
+
+def _in_library_loop(facts: dict[str, object], advice: str) -> str:
+    """A loop fix where a library trainprobe has no table for runs the loop (poutyne, speechbrain, tianshou):
+    the plain-PyTorch fix describes code the user does not have, so say whose it is and where the user
+    reaches it."""
+    library = facts.get("framework")
+    return (f"{library} runs this training loop (the script hands it over at {facts.get('loop_at')}), so the "
+            f"loop's code is {library}'s, not the script's: a change to it is made through {library}'s own "
+            f"arguments or callbacks (how it batches, logs, evaluates or builds its DataLoader). In plain PyTorch "
+            f"terms: {advice}")
 
 
 def _runtime_error(rule: Rule, key: str, exc: BaseException) -> str:

@@ -36,6 +36,9 @@ FACTS = {
     "framework_config_call": ("text", "That call's name: TrainingArguments, Trainer, Accelerator."),
     "framework_via": ("text", "An installed library between the script and the framework, which builds and runs the "
                       "framework's objects for the script (neuralforecast over Lightning): its package."),
+    "framework_runs_loop": ("bool", "A library trainprobe has no table for runs the training loop itself (poutyne's "
+                            "fit, speechbrain's Brain.fit): the script's line that calls it is not inside a loop "
+                            "of the script's own, so the loop's code is the library's."),
     "framework_precision": ("text", "The framework's precision setting: Lightning's precision ('32-true', "
                             "'bf16-mixed'), the Trainer's bf16/fp16 ('bf16', 'fp16', 'no'), accelerate's "
                             "mixed_precision."),
@@ -149,6 +152,15 @@ def _inferred(record: RunRecord) -> Optional[FrameworkInfo]:
     return None
 
 
+def _library_runs_loop(name: str, fw: FrameworkInfo, record: RunRecord, cwd: str) -> bool:
+    """An unknown library runs the loop when the script's call into it is itself the loop's line: the probe
+    takes the loop's line from the innermost line of the script, or its enclosing for/while when there is one
+    (pyro's svi.step() inside the script's own loop is not this)."""
+    if name in _NAMES or not name or not fw.entry_at:
+        return False
+    return where(fw.entry_at, cwd) == where(record.settings.loop_at, cwd)
+
+
 def _framework_facts(record: RunRecord, cwd: str) -> dict[str, object]:
     fw = record.settings.framework
     if fw is None:
@@ -165,6 +177,7 @@ def _framework_facts(record: RunRecord, cwd: str) -> dict[str, object]:
         "framework_config_at": where(fw.config_at, cwd),
         "framework_config_call": fw.config_call,
         "framework_via": fw.via,
+        "framework_runs_loop": _library_runs_loop(name, fw, record, cwd),
         "framework_precision": _precision(name, s),
         "framework_log_every": _integer(s.get("log_every_n_steps") or s.get("logging_steps")),
     }
