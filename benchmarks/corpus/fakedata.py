@@ -296,17 +296,12 @@ def ett_csv(path: Path, rows: int = 17420, freq: str = "h", seed: int = 0) -> No
     df.to_csv(path, index=False)
 
 
-def hub_bert(hf_home: Path, model: str, snapshot: str, text: list[str], *, hidden: int, layers: int, heads: int,
-             intermediate: int) -> Path:
-    """A randomly initialised BERT (seeded) of the given shape in the Hugging Face Hub cache under ``hf_home``, as
-    ``from_pretrained(model)`` reads it with HF_HUB_OFFLINE=1: refs/main pointing at ``snapshot``, whose folder gets
-    config.json and model.safetensors (save_pretrained; the real vocabulary size, 30522, and 512 positions) and a
-    vocab.txt (a lower-case WordPiece vocabulary of 4000 trained on ``text``, one line each; the trainer orders
-    tokens of equal count differently from run to run: the same vocabulary, not the same bytes). Returns the
-    snapshot folder, for a stand-in that adds files of its own. Needs tokenizers and transformers."""
-    import torch
+def hub_wordpiece(hf_home: Path, model: str, snapshot: str, text: list[str]) -> Path:
+    """The Hugging Face Hub cache folder of ``model`` under ``hf_home``, as ``from_pretrained(model)`` reads it with
+    HF_HUB_OFFLINE=1 (refs/main pointing at ``snapshot``), holding a vocab.txt: a lower-case WordPiece vocabulary of
+    4000 trained on ``text`` (the trainer orders tokens of equal count differently from run to run: the same
+    vocabulary, not the same bytes). Returns the snapshot folder, for the model's own files. Needs tokenizers."""
     from tokenizers import BertWordPieceTokenizer
-    from transformers import BertConfig, BertModel
 
     repo = hf_home / "hub" / ("models--" + model.replace("/", "--"))
     out = repo / "snapshots" / snapshot
@@ -318,6 +313,19 @@ def hub_bert(hf_home: Path, model: str, snapshot: str, text: list[str], *, hidde
     wordpiece.train([str(out / "corpus.txt")], vocab_size=4000, min_frequency=1, show_progress=False)
     wordpiece.save_model(str(out))  # vocab.txt
     (out / "corpus.txt").unlink()
+    return out
+
+
+def hub_bert(hf_home: Path, model: str, snapshot: str, text: list[str], *, hidden: int, layers: int, heads: int,
+             intermediate: int) -> Path:
+    """A randomly initialised BERT (seeded) of the given shape in the Hugging Face Hub cache under ``hf_home``
+    (``hub_wordpiece``'s folder and vocabulary), with config.json and model.safetensors (save_pretrained; the real
+    vocabulary size, 30522, and 512 positions). Returns the snapshot folder, for a stand-in that adds files of its
+    own. Needs tokenizers and transformers."""
+    import torch
+    from transformers import BertConfig, BertModel
+
+    out = hub_wordpiece(hf_home, model, snapshot, text)
     torch.manual_seed(0)
     config = BertConfig(vocab_size=30522, hidden_size=hidden, num_hidden_layers=layers, num_attention_heads=heads,
                         intermediate_size=intermediate, max_position_embeddings=512)
