@@ -815,7 +815,11 @@ class Instrumentation:
                     if not (instr.tracing_possible and _is_compiling()):
                         ranges.pop_module(_name)
 
-                for handle in (child.register_forward_pre_hook(pre), child.register_forward_hook(post, always_call=True)):
+                # The range closes before the phase does: a child the loop calls itself (BYOL's momentum
+                # backbone, a model of its own) has the phase hooks too, registered earlier, and a range
+                # that outlived its phase would leave the trace's nesting with its ops in no phase.
+                for handle in (child.register_forward_pre_hook(pre),
+                               child.register_forward_hook(post, always_call=True, prepend=True)):
                     self._module_handles.append(handle)
                     self._hook_ids.add(handle.id)
                 self._hooked.add(child)

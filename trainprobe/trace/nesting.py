@@ -94,6 +94,10 @@ def nest(thread: CpuThread, names: list[str], sync_names: frozenset[str]) -> Nes
         # step (the loop's .item() calls, its tensor creations) was filed as the optimizer's work.
         p = len(stack) - 1
         while p >= 0 and end[stack[p]] + _SLACK < end[i]:
+            if is_module[own] and current_phase < 0 and is_phase[name[stack[p]]]:
+                # A module range that outlives the phase it began in (traces from trainprobe versions that
+                # closed a directly called child's range after its forward phase): its ops ran in that phase.
+                current_phase = name[stack[p]]
             p -= 1
         if p >= 0:
             p = stack[p]
