@@ -435,3 +435,23 @@ def test_a_library_called_inside_the_scripts_own_loop_does_not_run_it():
     assert facts["framework"] == "pyro" and facts["framework_runs_loop"] is False
     finding = _findings(record)["item-sync-in-loop"]
     assert finding.changes_at == facts["loop_at"] and finding.advice.startswith("Keep values on the device")
+
+
+@pytest.mark.slow
+def test_a_click_commands_options_are_the_scripts_flags(tmp_path):
+    """A script whose command line is a click command (typer's are click's too): its options are read from the
+    command's context while the loop runs inside it, and the fixes are given as those options."""
+    from probe_helpers import SCRIPTS, diagnose
+
+    proc, record = diagnose(tmp_path / "run", "--warmup-steps", "2", "--window", "1",
+                            str(SCRIPTS / "click_train.py"), "--no-torch-compile", "-b", "8")
+    assert proc.returncode == 0, proc.stderr
+    flags = {f.dest: f for f in record.settings.cli_flags}
+    assert flags["batch_size"].options == ("--batch-size", "-b") and flags["batch_size"].value == "8"
+    assert flags["torch_compile"].options == ("--torch-compile", "--no-torch-compile")
+    assert flags["torch_compile"].value == "False" and "out" not in flags and "help" not in flags
+    facts = _facts(record)
+    assert (facts["flag_batch_size"], facts["flag_workers"], facts["flag_compile"]) == \
+        ("--batch-size", "--num-workers", "--torch-compile")
+    batch = _findings(record)["small-batch-overhead"]
+    assert batch.framework == "cli" and "run with --batch-size " in batch.advice

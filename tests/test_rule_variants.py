@@ -146,6 +146,23 @@ def test_amp_advice_as_a_command_line_flag():
     assert finding.framework == "cli" and "Run with --amp" in finding.advice
 
 
+@pytest.mark.parametrize("rule_id, flag, said", [
+    ("compile-would-fuse", CliFlag(options=("--torch-compile", "--no-torch-compile"), dest="torch_compile",
+                                   value="False"), "(the script's command line has it: --torch-compile)"),
+    ("amp-not-used", CliFlag(options=("--bf16",), dest="bf16", value="False"),
+     "(the script's command line has it: --bf16)"),
+])
+def test_a_trainer_setting_the_script_takes_from_its_command_line_names_the_flag(rule_id, flag, said):
+    """chronos-forecasting's train.py (test set 14) builds TrainingArguments(torch_compile=torch_compile, ...) from
+    its typer command line: the Trainer's spelling is at that line, and the flag is what the user types."""
+    record = with_settings(CASES[rule_id].bad(), framework=FrameworkInfo(name="transformers", config_at="/w/train.py:661"),
+                           cli_flags=(flag,))
+    finding = next(f for f in diagnose(record).findings if f.id == rule_id)
+    assert finding.framework == "transformers" and said in finding.advice
+    plain = next(f for f in diagnose(with_settings(record, cli_flags=())).findings if f.id == rule_id)
+    assert "command line" not in plain.advice
+
+
 @pytest.mark.parametrize("rule_id, name, spelled", [
     ("optimizer-not-fused", "transformers", 'optim="adamw_torch_fused"'),
     ("optimizer-not-fused", "lightning", "configure_optimizers"),

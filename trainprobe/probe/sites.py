@@ -424,7 +424,8 @@ def _hooks(name: str, frames: list[Any]) -> dict[str, str]:
 
 
 class FlagBook:
-    """The command-line options the script's argparse parsers declared, with their parsed values."""
+    """The command-line options the script's argparse parsers (or its click command) declared, with their parsed
+    values."""
 
     def __init__(self) -> None:
         self.flags: dict[tuple[str, ...], CliFlag] = {}
@@ -440,6 +441,28 @@ class FlagBook:
                     value=None if value is None else _text(value)[:80])
         except Exception:  # pylint: disable=broad-except
             pass
+
+    def note_click(self) -> None:
+        """The options of a click command running the script now (typer's commands are click's, in a copy of
+        click typer carries): read from the command's current context, which exists while the training loop
+        runs inside the command's function. Only a click the script imported is looked at."""
+        for module in ("click.globals", "typer._click.globals"):
+            current = getattr(sys.modules.get(module), "get_current_context", None)
+            if current is None:
+                continue
+            try:
+                ctx = current(silent=True)
+                while ctx is not None and len(self.flags) < _MAX_FLAGS:
+                    for param in ctx.command.get_params(ctx):
+                        options = (*getattr(param, "opts", ()), *getattr(param, "secondary_opts", ()))
+                        if not options or not all(o.startswith("-") for o in options) or param.name == "help":
+                            continue  # an argument (its name, no dashes), or --help
+                        value = ctx.params.get(param.name)
+                        self.flags.setdefault(tuple(options), CliFlag(
+                            options=tuple(options), dest=param.name, value=None if value is None else _text(value)[:80]))
+                    ctx = ctx.parent
+            except Exception:  # pylint: disable=broad-except  # a flag is a nicety; the run goes on
+                pass
 
     def wrap(self, original: Callable) -> Callable:
         book = self
