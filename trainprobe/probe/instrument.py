@@ -65,7 +65,7 @@ from .memory import DeviceMemoryReader, memory_limit
 from .peak import measure_peak
 from .profsummary import summarize_profile
 from .settings import Registry, read_settings
-from .sites import UserCode, called_site, calling_library, detect_framework
+from .sites import UserCode, batch_fetcher, called_site, calling_library, detect_framework
 from .windows import ProfilerWindow, PythonWindow
 from .workers import WorkerInit, flush_stats
 
@@ -352,6 +352,8 @@ class Instrumentation:
             # does not feed the backward: the loader read before the forward stays the one it trains from.
             if feeds_step:
                 instr.reg.last_loader = entry if torch.is_grad_enabled() else None
+                if instr.reg.batches_fetched_by is None:
+                    instr.reg.batches_fetched_by = batch_fetcher(sys._getframe(1), instr.reg.sites.is_user)
             return batch
 
         self._patch(DataLoader, "__iter__", __iter__)
@@ -493,7 +495,8 @@ class Instrumentation:
         reg = self.reg
         try:
             built = [e.built[1] for e in reg.loaders.values()] + [e.built[1] for e in reg.models.values()]
-            reg.framework, reg.loop_at = detect_framework(frame, reg.sites.is_user, tuple(built))
+            reg.framework, reg.loop_at = detect_framework(frame, reg.sites.is_user, tuple(built),
+                                                          fetched_by=reg.batches_fetched_by)
         except Exception as exc:  # pylint: disable=broad-except  # a framework we cannot read: advice stays plain
             self.sink.emit("note", text=f"could not tell which framework runs the loop: {exc}")
             reg.framework = None

@@ -95,6 +95,9 @@ class Registry:
         self.optimizer_steps = 0
         self.devices_used: set[str] = set()
         self.last_loader: Optional[LoaderEntry] = None
+        # The code that asked for the first batch a training step used: a library's module, or "" for the
+        # script's own (None: not yet, or no DataLoader). A library that fetches the batches runs the loop.
+        self.batches_fetched_by: Optional[str] = None
 
     def loader(self, loader: Any) -> LoaderEntry:
         entry = self.loaders.get(id(loader))

