@@ -49,3 +49,15 @@ def test_a_gpu_missing_from_the_table_gets_peak_unknown_with_its_name():
     peak = datasheet_peak("NVIDIA GeForce GTX 1060")
     assert not peak.availability.available
     assert "NVIDIA GeForce GTX 1060" in peak.availability.reason and "peak unknown" in peak.availability.reason
+
+
+def test_an_impossible_mfu_on_a_cpu_run_does_not_blame_a_gpu_queue():
+    """speechbrain's x-vector (test set 11, a CPU-only run): 43 GFLOP counted for a step timed at 14 ms is
+    12 times the CPU's measured peak, so no MFU is given. The reason said the host ran ahead of the GPU,
+    on a run without one; a CPU has no queue to run ahead of, and the counted step did more work."""
+    from recorded import load
+
+    record = load(Path(__file__).parent / "data" / "runs" / "real_test11" / "t11_sb_speakerid_xvector.cpu.run.json")
+    facts = facts_by_name(compute_facts(record))
+    assert facts["cpu_only"] and facts["mfu"] is None
+    assert "GPU" not in facts["mfu_unknown_reason"] and "CPU's measured peak" in facts["mfu_unknown_reason"]
