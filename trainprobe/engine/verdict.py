@@ -62,9 +62,13 @@ _SHARE_TEXT = {
 
 _DOMINANT = 0.3  # a class this large names the verdict even without a finding
 _SIGNIFICANT = SIGNIFICANT_GAIN  # a finding must recover this share of the step to name the verdict
-# ... unless a dominant class no finding leads holds this many times what it recovers (_outweighed): a fix
-# of a tenth of the step does not name a run whose batches take 86% of it.
-_OUTWEIGHS = 3.0
+# ... unless another class outweighs it (_led_by). A class other than compute does when it holds a dominant
+# share more than this many points above the finding's own class: the experts' rule, under which the
+# largest share names the verdict and shares this close are both right. (It was: 3 times what the finding
+# recovers. Over the 171 real-script expectations of the development set and test sets 1-14, 2026-11-27,
+# the two rules differ on two: test set 14's Lightning notebook, host 36% beside a workers fix of 15% in
+# input's 19%, and test set 3's Lightning DQN, host 72% beside launch 23%; both experts say host.)
+_NEAR = 0.10
 # The model's own math names the verdict over a fix of another class when it holds this many times what
 # the fix recovers. Chosen on the seen sets and the development set (2026-11-27): at 3 the development
 # set's loaded LSTM (expert: input; math 3.8x its 1.2x fix) turned compute; at 5 no seen verdict that was
@@ -366,18 +370,34 @@ def _primary(ranked: list[Finding], step_time: object) -> Optional[Finding]:
     return None
 
 
-def _outweighed(top: Finding, split: dict[str, float], largest: Optional[str], step_time: object,
-                factor: float = _OUTWEIGHS) -> bool:
-    """A dominant class that no finding leads holds ``factor`` times what ``top`` would recover, or
-    more: it names the verdict, and ``top`` stays the first finding below. (A hand-written update on bare
-    tensors whose batches took 86% of each step had only a host finding, of 8%: "Host-bound" was false.)"""
-    if largest is None or largest == top.category or split[largest] < _DOMINANT:
-        return False
-    if top.category == "memory" or top.category not in split:
-        return False  # an out-of-memory run ended there; communication has no share of its own here
-    if not isinstance(step_time, (int, float)) or step_time <= 0:
-        return False
-    return split[largest] > factor * _recovered_share(top, step_time)
+def _led_by(top: Finding, shares: dict[str, float], facts: dict[str, object]) -> Optional[str]:
+    """The class that names the verdict over ``top``, or None when ``top`` names it.
+
+    * Another class (not compute) holding a dominant share (``_DOMINANT``) more than ``_NEAR`` above
+      ``top``'s own class: the verdict is the class an expert names, the largest share, and shares this
+      close are both right. (A hand-written update on bare tensors whose batches took 86% of each step had
+      only a host finding, of 8%: "Host-bound" was false. A Lightning notebook's own code took 36% of the
+      step, and a workers fix of 15% of it named "input", at 19%.) On a GPU run launch is what is left of
+      the GPU's idle time once the other classes are explained: host work the fix removes (tensors made
+      on the CPU in the loop) waits there, so it does not outweigh the fix.
+    * The model's own math, holding ``_MATH_OUTWEIGHS`` times what ``top`` recovers: a run whose math is
+      77% of the step is compute-bound, and a free setting worth 1.1x is its first finding, not its name.
+
+    An out-of-memory run ended there, and communication is not outweighed by the per-rank math: in a
+    job the question is why it scales short of its ranks (the traces' experts name exposed
+    communication over 60% of compute kernels)."""
+    if top.category in ("memory", "compute") or top.category not in shares:
+        return None
+    residual = ("launch",) if facts.get("cuda_used") or facts.get("device_timeline_available") else ()
+    rivals = {c: s for c, s in shares.items() if c not in (top.category, "compute") + residual}
+    lead = max(rivals, key=rivals.get, default=None)
+    if lead is not None and rivals[lead] >= _DOMINANT and rivals[lead] - shares[top.category] > _NEAR:
+        return lead
+    step_time = facts.get("step_time")
+    if top.category != "communication" and isinstance(step_time, (int, float)) and step_time > 0 \
+            and shares.get("compute", 0.0) > _MATH_OUTWEIGHS * _recovered_share(top, step_time):
+        return "compute"
+    return None
 
 
 def _model_math(split: dict[str, float], facts: dict[str, object]) -> dict[str, float]:
@@ -400,24 +420,17 @@ def make_verdict(facts: dict[str, object], ranked: list[Finding]) -> Verdict:
         memory = next((f for f in ranked if f.category == "memory"), None)
         return Verdict(category="unknown", headline=_no_steps_headline(facts),
                        primary_finding=memory.id if memory else None, **common)
-    largest = max((c for c in split if c != "compute"), key=split.get, default=None)
-    # The model's own math outweighs a fix as another class does: a run whose compute is 64-77% of
-    # the step is compute-bound, and a host or launch fix of a tenth of it is its first finding, not
-    # its name (three of test set 10's four misses; experts name the largest share). Compute is taken
-    # after the fix's own time is credited to its class (dispatch overhead is timed inside the model).
-    # Communication is exempt: in a job the question is why it scales short of its ranks, and the
-    # per-rank math is what the ranks were added for (the traces' experts name exposed communication
-    # over 60% of compute kernels).
+    # The shares the verdict weighs: the primary finding's recoverable time credited to its class (dispatch
+    # overhead is timed inside the model), and compute cut to the model's own math.
     credited = _credit(split, top, facts.get("step_time")) if top is not None else split
-    if top is not None and not _outweighed(top, split, largest, facts.get("step_time")) \
-            and (top.category == "communication"
-                 or not _outweighed(top, _model_math(credited, facts), "compute", facts.get("step_time"),
-                                    _MATH_OUTWEIGHS)):
+    shares = _model_math(credited, facts)
+    if top is not None and _led_by(top, shares, facts) is None:
         common["breakdown"] = credited
         headline = _sentence(top.title) + _gain_sentence(top)
         return Verdict(category=top.category, headline=headline, primary_finding=top.id,
                        **common)
-    if largest and split[largest] >= _DOMINANT:
+    largest = max(shares, key=shares.get, default=None)
+    if largest is not None and largest != "compute" and shares[largest] >= _DOMINANT:
         headline = f"{display.share(split[largest])} of the step is {_SHARE_TEXT[largest]}"
         return Verdict(category=largest, headline=headline + _causes(ranked, largest), **common)
     minor = sum(1 for f in ranked if f.severity != "info")
