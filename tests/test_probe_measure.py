@@ -98,7 +98,7 @@ def test_a_loop_without_optimizer_steps_at_backward(tmp_path):
 @pytest.mark.slow
 def test_anomaly_modes_stack_capture_is_timed_apart_from_forward(tmp_path):
     """With anomaly detection on, the stack captured for every autograd node is the step's
-    ``debug`` part; without it, no step has any."""
+    ``debug`` part, and the run's settings say it was on; without it, no step has any."""
     loop = str(SCRIPTS / "loop.py")
     # loop.py runs until trainprobe stops it once measured (3 epochs ended before the windows: a second run)
     _, on = diagnose(tmp_path / "on", *FAST, loop, "--anomaly")
@@ -111,6 +111,11 @@ def test_anomaly_modes_stack_capture_is_timed_apart_from_forward(tmp_path):
         parts = s.data_wait + s.h2d + s.forward + s.backward + s.optimizer + s.eval + s.debug + s.other
         assert parts == pytest.approx(s.duration, rel=1e-6, abs=1e-9)
     assert all(s.debug == 0 for s in off.steps)
+    # On only around each step's forward and backward (torchtnt's AutoUnit(detect_anomaly=True), test set 15):
+    # off whenever the settings are read, yet on in every step. It read as off, and debug-api-enabled missed it.
+    _, per_step = diagnose(tmp_path / "per-step", *FAST, loop, "--anomaly", "per-step")
+    assert per_step.settings.anomaly_detection
+    assert all(s.debug > 0 for s in steady_steps(per_step))
     # Where the model is called in training: the line autocast would wrap (cpu-bf16-not-used and
     # amp-not-used name it as the line they change, the experts of test set 8 did too).
     called = off.settings.models[0].train_called_at

@@ -1,10 +1,10 @@
 """A small training loop with knobs for the probe tests.
 
---epochs N, --workers N, --context fork|spawn, --ending {none,crash,kill,hang,os_exit},
---at STEP (when the ending happens), --swallow (bare except around each step),
---finally-file PATH (written in a finally block: proves a clean stop ran it),
---anomaly (autograd anomaly detection on), --output-dir DIR (made at the start; the script refuses
-to run when it exists already, as many training scripts do to keep a run's results).
+--epochs N, --workers N, --context fork|spawn, --ending {none,crash,kill,hang,os_exit}, --at STEP (when
+the ending happens), --swallow (bare except around each step), --finally-file PATH (written in a finally block:
+proves a clean stop ran it), --anomaly [per-step] (anomaly detection on; per-step: only around each step's forward
+and backward, as torchtnt's AutoUnit(detect_anomaly=True) does), --output-dir DIR (made at the start; the script
+refuses to run when it exists already, as many training scripts do to keep a run's results).
 """
 import argparse
 import os
@@ -34,14 +34,14 @@ def main():
     p.add_argument("--swallow", action="store_true")
     p.add_argument("--finally-file")
     p.add_argument("--step-sleep", type=float, default=0.0)
-    p.add_argument("--anomaly", action="store_true")
+    p.add_argument("--anomaly", nargs="?", const="on", default=None)
     p.add_argument("--output-dir")
     args = p.parse_args()
     if args.output_dir:
         if os.path.exists(args.output_dir):
             raise RuntimeError("Output directory %s already exists" % args.output_dir)
         os.makedirs(args.output_dir)
-    if args.anomaly:
+    if args.anomaly == "on":
         torch.autograd.set_detect_anomaly(True)
     loader = DataLoader(Squares(), batch_size=16, num_workers=args.workers,
                         multiprocessing_context=args.context if args.workers else None)
@@ -55,7 +55,7 @@ def main():
                 try:  # the fetch too: trainprobe's stop may come from either
                     x, y = next(batches)
                     opt.zero_grad()
-                    torch.nn.functional.cross_entropy(model(x), y).backward()
+                    with torch.autograd.set_detect_anomaly(args.anomaly == "per-step" or torch.is_anomaly_enabled()): torch.nn.functional.cross_entropy(model(x), y).backward()  # noqa: E501,E701
                     opt.step()
                 except StopIteration:
                     break

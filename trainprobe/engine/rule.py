@@ -27,8 +27,10 @@ SEVERITY_NAMES = ("gain_seconds", "speedup")
 # The frameworks a rule may write its fix for ([framework.NAME] tables), as the ``framework`` fact
 # names them; ``cli`` is a script's own command-line flags (timm's and torchvision's reference
 # scripts: --amp, -j, --channels-last), tried for any framework without a table of its own.
+# torchtnt has a table only where one of its own arguments is the fix (AutoUnit(detect_anomaly=...)); its loop's
+# other fixes keep the wording for a library that runs the loop (facts/code.py framework_runs_loop).
 VARIANTS = ("transformers", "lightning", "accelerate", "timm", "skorch", "stable_baselines3", "ignite", "keras", "fastai",
-            "cli")
+            "torchtnt", "cli")
 VARIANT_KEYS = ("advice", "snippet", "changes", "when")
 
 

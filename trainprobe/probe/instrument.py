@@ -516,12 +516,13 @@ class Instrumentation:
         original = getattr(fx_traceback, "format_stack", None)
         if original is None:
             return
-        clock = self.clock
+        clock, reg = self.clock, self.reg
         anomaly_on = torch.is_anomaly_enabled
 
         def format_stack(*args, **kwargs):
             if not anomaly_on():
                 return original(*args, **kwargs)
+            reg.anomaly_seen = True
             clock.enter("debug")
             try:
                 return original(*args, **kwargs)

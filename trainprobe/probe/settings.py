@@ -91,6 +91,9 @@ class Registry:
         self.autocast_device: Optional[str] = None
         self.autocast_dtype: Optional[str] = None
         self.grad_scaler_used = False
+        # Anomaly mode seen recording a stack during a step: a library may switch it on only around each
+        # step's forward and backward (torchtnt's AutoUnit(detect_anomaly=True)), off when settings are read.
+        self.anomaly_seen = False
         self.backward_calls = 0
         self.optimizer_steps = 0
         self.devices_used: set[str] = set()
@@ -379,7 +382,7 @@ def read_settings(reg: Registry, step_boundary: Optional[str], compiled: bool) -
         float32_matmul_precision=_safe(torch.get_float32_matmul_precision),
         cuda_matmul_allow_tf32=_safe(lambda: bool(torch.backends.cuda.matmul.allow_tf32)),
         cudnn_allow_tf32=_safe(lambda: bool(torch.backends.cudnn.allow_tf32)),
-        anomaly_detection=_safe(torch.is_anomaly_enabled),
+        anomaly_detection=reg.anomaly_seen or _safe(torch.is_anomaly_enabled),
         autograd_profiler_enabled=_safe(lambda: bool(torch.autograd.profiler._is_profiler_enabled)),
         cuda_launch_blocking=os.environ.get("CUDA_LAUNCH_BLOCKING", "0") not in ("", "0"),
         # Only where the run started CUDA: reading the mode starts it (torch.cuda._lazy_init), and a CPU run on a
