@@ -485,3 +485,26 @@ def test_a_measured_larger_batch_is_per_sample_on_every_finding_it_answers():
                       verification=Verification(status="measured", speedup=5.25, low=3.89, high=7.33, n=4))
     gain = measured_gain(finding, 0.0026)
     assert gain.per_sample and "more samples per second" in gain.text
+
+
+def test_tiny_micro_batches_under_accumulation_pay_the_fixed_cost_once_each():
+    """lucidrains' stylegan2 CLI (test set 15, seen since its scoring): 6 micro-batches of 5 to each update, so
+    30 samples a step, over the 16 the rule judged, and the rule stayed silent. Its expert expected
+    small-batch-overhead and measured the 30 images as one batch 3.1x faster. Each micro-batch pays the fixed
+    cost again: the fix is one batch per update (the same samples, the same learning rate), worth the fixed
+    cost of the other five micro-batches. The what-if's larger_batch does not try it, and a framework's table
+    (a larger batch) is not given for it."""
+    from recorded import diagnosed
+
+    runs = Path(__file__).parent / "data" / "runs"
+    _, diagnosis = diagnosed(runs / "real_test15" / "t15_stylegan2_cli.cpu.run.json.gz")
+    facts = diagnosis.fact_values()
+    assert (facts["batch_size"], facts["grad_accumulation"], facts["samples_per_step"]) == (5, 6.0, 30)
+    finding = next(f for f in diagnosis.findings if f.id == "small-batch-overhead")
+    assert finding.title.startswith("micro-batches of 5 samples, 6 to each optimizer step")
+    assert finding.gain.seconds_per_step == pytest.approx(facts["fixed_step_cost"] * (1 - 5 / 30))
+    assert "batch_size=30 with no gradient accumulation" in finding.advice and "accumulation_steps = 1" in finding.snippet
+    assert not finding.fix_id and not finding.framework
+    # Larger micro-batches under accumulation are not tiny: torchtnt's MNIST (4 of 64) gets nothing.
+    _, tnt = diagnosed(runs / "real_test15" / "review" / "t15_tnt_autounit_mnist.cpu.run.json.gz")
+    assert tnt.fact_values()["grad_accumulation"] > 1 and all(f.id != "small-batch-overhead" for f in tnt.findings)
