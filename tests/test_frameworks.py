@@ -559,3 +559,57 @@ def test_only_a_library_without_a_table_runs_the_loop_by_fetching_its_batches(tm
                          env={**os.environ, "PYTHONPATH": os.pathsep.join([str(packages), str(ROOT)])})
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout.strip().splitlines()[-1]) == [["accelerate", "14"], ["tablib", "16"]]
+
+
+_GENERATOR_LIBRARY = {
+    # torchdistill's metric_logger.log_every(loader) (test set 15): a generator over the loader that the script's
+    # own for-loop iterates, beside a library whose own function loops over the loader.
+    "loglib/__init__.py": (
+        "def log_every(iterable):\n"
+        "    for item in iterable:\n"
+        "        yield item\n"
+        "def fit(loader):\n"
+        "    for _ in loader:\n"
+        "        pass\n"),
+}
+
+_WRAPPED_LOOPS = """
+import json, os, sys
+from trainprobe.probe.sites import UserCode, batch_fetcher
+import loglib
+
+USER = UserCode((os.path.dirname(os.path.abspath(__file__)),))
+
+class Batches:  # asks who fetches, as the probe's hook on the DataLoader iterator's __next__ does
+    def __init__(self):
+        self.left, self.fetched_by = 2, []
+    def __iter__(self):
+        return self
+    def __next__(self):
+        if not self.left:
+            raise StopIteration
+        self.left -= 1
+        self.fetched_by.append(batch_fetcher(sys._getframe(1), USER))
+        return self.left
+
+logged, fitted = Batches(), Batches()
+for batch in loglib.log_every(logged):
+    pass
+loglib.fit(fitted)
+print(json.dumps([logged.fetched_by, fitted.fetched_by]))
+"""
+
+
+def test_a_library_generator_the_scripts_loop_iterates_does_not_fetch_the_batches(tmp_path):
+    """torchdistill's example iterates metric_logger.log_every(loader) in its own train_one_epoch: the library's
+    generator calls next() on the loader, and the loop was taken for torchdistill's ("torchdistill runs this
+    training loop"). What iterates a generator asks for the batch; a library's own for-loop still fetches."""
+    import json
+    import subprocess
+    import sys
+
+    packages, script = _installed(tmp_path, _GENERATOR_LIBRARY, "wrapped.py", _WRAPPED_LOOPS)
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60,
+                         env={**os.environ, "PYTHONPATH": os.pathsep.join([str(packages), str(ROOT)])})
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == [["", ""], ["loglib", "loglib"]]

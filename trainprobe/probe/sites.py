@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import inspect
 import os
 import sys
 import weakref
@@ -119,10 +120,14 @@ def calling_library(frame: Any, is_user: UserCode) -> Optional[str]:
 
 def batch_fetcher(frame: Any, is_user: UserCode) -> str:
     """Who asked a DataLoader for a batch, from ``frame`` (the caller of ``__next__``) up: the module of the
-    first library frame past torch's, trainprobe's and the iteration wrappers' (tqdm's), or "" for the
-    script's own code (or a frame that cannot be read)."""
+    first library frame past torch's, trainprobe's and the iteration wrappers' (tqdm's, and any library's
+    generator: what iterates it asks for the batch), or "" for the script's own code (or a frame that cannot
+    be read). torchdistill's ``metric_logger.log_every(loader)`` is such a generator, iterated by the script's
+    own for-loop: the loop is the script's."""
     try:
-        while frame is not None and (_skipped(frame) or _module(frame).split(".", 1)[0] in _NOT_A_LOOP):
+        while frame is not None and (_skipped(frame) or _module(frame).split(".", 1)[0] in _NOT_A_LOOP
+                                     or (frame.f_code.co_flags & _GENERATOR
+                                         and not is_user(frame.f_code.co_filename))):
             frame = frame.f_back
         if frame is None or is_user(frame.f_code.co_filename):
             return ""
@@ -318,6 +323,8 @@ def _outermost_package(frames: list[Any], start: int, stop: int, excluded: froze
 # the loop: wrappers of the step or the optimizer.
 _NOT_A_LOOP = frozenset({"torch", "functorch", "apex", "bitsandbytes", "torch_optimizer", "schedulefree",
                          "deepspeed", "wandb", "tqdm"})
+# A generator's code: a library's generator over the loader is an iterator the caller's loop drives.
+_GENERATOR = inspect.CO_GENERATOR | inspect.CO_ASYNC_GENERATOR
 
 
 def _loop_line(frames: list[Any], users: list[int]) -> Optional[str]:
