@@ -25,10 +25,11 @@ The verdict's category is that of the top-ranked warning (or critical) finding
 that recovers at least 5% of the steady step, or of a communication warning
 (DataParallel) or critical memory finding (an OOM), which have no time share.
 Findings outside the steady steps (validation without no_grad) or about
-quality (no LR schedule) do not name it. Without such a finding, a class
-other than compute holding 30% of the step or more names it, with what the
-findings of that class below say; otherwise compute, the good case ("the
-device is busy").
+quality (no LR schedule) do not name it, and neither does a finding that a
+larger share outweighs (``_led_by``). Without such a finding, the largest share
+names it when it is a class other than compute holding 30% of the step or more,
+with what the findings of that class below say; otherwise compute, the good
+case ("the device is busy").
 
 The headline agrees with the findings under it (tests/test_findings_agree.py
 checks every recorded run): ranked by gain, a follow-up right after the fix it
@@ -429,6 +430,8 @@ def make_verdict(facts: dict[str, object], ranked: list[Finding]) -> Verdict:
         headline = _sentence(top.title) + _gain_sentence(top)
         return Verdict(category=top.category, headline=headline, primary_finding=top.id,
                        **common)
+    # The largest share, compute included: where the math outweighed a fix, the largest class other than
+    # compute named the run once it passed 30% (the tabular handbook, test set 13: input 30% beside math 52%).
     largest = max(shares, key=shares.get, default=None)
     if largest is not None and largest != "compute" and shares[largest] >= _DOMINANT:
         headline = f"{display.share(split[largest])} of the step is {_SHARE_TEXT[largest]}"
