@@ -50,7 +50,7 @@ def test_diagnose_verify_measures_the_worker_fix(tmp_path):
     script.write_text(SCRIPT)
     out = tmp_path / "run"
     proc = _cli("diagnose", "-o", str(out), "--no-profile", "--warmup-steps", "2", "--window", "2",
-                "--verify", "--verify-budget", "40", "--json", str(script))
+                "--verify", "--verify-budget", "25", "--json", str(script))
     assert proc.returncode == 0, proc.stderr
     assert "what-if: trying num_workers=" in proc.stderr  # the progress display
     summary = json.loads(proc.stdout.strip().splitlines()[-1])
@@ -62,7 +62,7 @@ def test_diagnose_verify_measures_the_worker_fix(tmp_path):
     assert summary["whatif"]["trials"] >= 2
 
     whatif = json.loads((out / "diagnosis.json").read_text())["whatif"]
-    assert whatif["elapsed"] < 40 + 15  # the budget, plus one trial's overrun at most
+    assert whatif["elapsed"] < 25 + 15  # the budget, plus one trial's overrun at most
     trials = whatif["trials"]
     assert trials[0]["label"] == "baseline" and trials[0]["losses"]
     worker_trials = [t for t in trials if t["label"].startswith("num_workers=")]
