@@ -367,6 +367,19 @@ def _installed(tmp_path: Path, packages: dict, script_name: str, script_text: st
     return folder, script
 
 
+def _printed_by(tmp_path: Path, packages: dict, script_name: str, script_text: str):
+    """The last line the script prints, as JSON, when run with ``packages`` (and trainprobe) importable."""
+    import json
+    import subprocess
+    import sys
+
+    folder, script = _installed(tmp_path, packages, script_name, script_text)
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60,
+                         env={**os.environ, "PYTHONPATH": os.pathsep.join([str(folder), str(ROOT)])})
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
 _READS_THE_FRAMEWORK = """
 import json, os, sys
 from trainprobe.probe.sites import UserCode, detect_framework
@@ -385,16 +398,8 @@ def test_a_library_that_runs_the_framework_for_the_script_is_named(tmp_path):
     """The frames between the framework's loop and the script's call into it: a library there (neuralforecast's
     models make and run their own Lightning Trainer, test set 13) is where the framework's knobs go. Real frames
     of real modules; the packages sit in a folder named site-packages, where libraries live."""
-    import json
-    import subprocess
-    import sys
-
-    packages, script = _installed(tmp_path, _FAKE_LIGHTNING, "forecast.py", _READS_THE_FRAMEWORK)
-    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60,
-                         env={**os.environ, "PYTHONPATH": os.pathsep.join([str(packages), str(Path(__file__).resolve().parents[1])])})
-    assert out.returncode == 0, out.stderr
-    through_library, direct = json.loads(out.stdout.strip().splitlines()[-1])
-    assert through_library == {"name": "lightning", "via": "forecastlib"}, out.stderr
+    through_library, direct = _printed_by(tmp_path, _FAKE_LIGHTNING, "forecast.py", _READS_THE_FRAMEWORK)
+    assert through_library == {"name": "lightning", "via": "forecastlib"}
     assert direct == {"name": "lightning", "via": None}
 
 
@@ -550,15 +555,7 @@ print(json.dumps(found))
 
 
 def test_only_a_library_without_a_table_runs_the_loop_by_fetching_its_batches(tmp_path):
-    import json
-    import subprocess
-    import sys
-
-    packages, script = _installed(tmp_path, _FETCHING_LIBRARIES, "loops.py", _LOOP_LINES)
-    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60,
-                         env={**os.environ, "PYTHONPATH": os.pathsep.join([str(packages), str(ROOT)])})
-    assert out.returncode == 0, out.stderr
-    assert json.loads(out.stdout.strip().splitlines()[-1]) == [["accelerate", "14"], ["tablib", "16"]]
+    assert _printed_by(tmp_path, _FETCHING_LIBRARIES, "loops.py", _LOOP_LINES) == [["accelerate", "14"], ["tablib", "16"]]
 
 
 _GENERATOR_LIBRARY = {
@@ -604,12 +601,4 @@ def test_a_library_generator_the_scripts_loop_iterates_does_not_fetch_the_batche
     """torchdistill's example iterates metric_logger.log_every(loader) in its own train_one_epoch: the library's
     generator calls next() on the loader, and the loop was taken for torchdistill's ("torchdistill runs this
     training loop"). What iterates a generator asks for the batch; a library's own for-loop still fetches."""
-    import json
-    import subprocess
-    import sys
-
-    packages, script = _installed(tmp_path, _GENERATOR_LIBRARY, "wrapped.py", _WRAPPED_LOOPS)
-    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60,
-                         env={**os.environ, "PYTHONPATH": os.pathsep.join([str(packages), str(ROOT)])})
-    assert out.returncode == 0, out.stderr
-    assert json.loads(out.stdout.strip().splitlines()[-1]) == [["", ""], ["loglib", "loglib"]]
+    assert _printed_by(tmp_path, _GENERATOR_LIBRARY, "wrapped.py", _WRAPPED_LOOPS) == [["", ""], ["loglib", "loglib"]]

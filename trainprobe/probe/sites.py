@@ -105,15 +105,21 @@ def _first_user(frame: Any, is_user: UserCode) -> Any:
     return frame
 
 
+def _library_past(frame: Any, is_user: UserCode, passed_over: Callable[[Any], bool]) -> Optional[str]:
+    """The module name of the first frame from ``frame`` up that ``passed_over`` does not pass over; None when
+    that frame is the user's own code, or none is left."""
+    while frame is not None and passed_over(frame):
+        frame = frame.f_back
+    if frame is None or is_user(frame.f_code.co_filename):
+        return None
+    return _module(frame) or None
+
+
 def calling_library(frame: Any, is_user: UserCode) -> Optional[str]:
     """The module name of the library whose code made a call (a model's forward), from ``frame`` up past
     torch's and trainprobe's frames; None when that first caller is the user's own code (or unreadable)."""
     try:
-        while frame is not None and _skipped(frame):
-            frame = frame.f_back
-        if frame is None or is_user(frame.f_code.co_filename):
-            return None
-        return _module(frame) or None
+        return _library_past(frame, is_user, _skipped)
     except Exception:  # pylint: disable=broad-except  # a frame we cannot read: the user's, never a failed forward
         return None
 
@@ -124,14 +130,12 @@ def batch_fetcher(frame: Any, is_user: UserCode) -> str:
     generator: what iterates it asks for the batch), or "" for the script's own code (or a frame that cannot
     be read). torchdistill's ``metric_logger.log_every(loader)`` is such a generator, iterated by the script's
     own for-loop: the loop is the script's."""
+    def passed_over(f: Any) -> bool:
+        return (_skipped(f) or _module(f).split(".", 1)[0] in _NOT_A_LOOP
+                or bool(f.f_code.co_flags & _GENERATOR and not is_user(f.f_code.co_filename)))
+
     try:
-        while frame is not None and (_skipped(frame) or _module(frame).split(".", 1)[0] in _NOT_A_LOOP
-                                     or (frame.f_code.co_flags & _GENERATOR
-                                         and not is_user(frame.f_code.co_filename))):
-            frame = frame.f_back
-        if frame is None or is_user(frame.f_code.co_filename):
-            return ""
-        return _module(frame)
+        return _library_past(frame, is_user, passed_over) or ""
     except Exception:  # pylint: disable=broad-except
         return ""
 
