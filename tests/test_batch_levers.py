@@ -505,6 +505,10 @@ def test_tiny_micro_batches_under_accumulation_pay_the_fixed_cost_once_each():
     assert finding.gain.seconds_per_step == pytest.approx(facts["fixed_step_cost"] * (1 - 5 / 30))
     assert "batch_size=30 with no gradient accumulation" in finding.advice and "accumulation_steps = 1" in finding.snippet
     assert not finding.fix_id and not finding.framework
+    # The evidence shows what was judged: the micro-batches, not the step's 30 samples against "<= 16".
+    thresholds = {e.fact: e.threshold for e in finding.evidence}
+    assert thresholds["samples_per_step"] is None
+    assert thresholds["grad_accumulation"] == "> 1, of 5 samples each (<= 16)"
     # Larger micro-batches under accumulation are not tiny: torchtnt's MNIST (4 of 64) gets nothing.
     _, tnt = diagnosed(runs / "real_test15" / "review" / "t15_tnt_autounit_mnist.cpu.run.json.gz")
     assert tnt.fact_values()["grad_accumulation"] > 1 and all(f.id != "small-batch-overhead" for f in tnt.findings)
