@@ -54,7 +54,7 @@ def _line(site: str) -> str:
 def test_the_recorded_framework_runs_are_there():
     names = {p.name.split(".")[0] for p in RUNS.glob("*.run.json")}
     assert {"hf_trainer_tokenize", "lightning_logging", "accelerate_loop", "cli_flags", "progress_loop",
-            "fastai_learner"} <= names
+            "fastai_learner", "fabric_precision"} <= names
 
 
 # --- item 3: the framework, its version and the user's lines ------------------------------------
@@ -63,6 +63,7 @@ def test_the_recorded_framework_runs_are_there():
     ("hf_trainer_tokenize", "transformers", "TrainingArguments(", "5."),
     ("lightning_logging", "lightning", "L.Trainer(", "2."),
     ("accelerate_loop", "accelerate", "Accelerator(", "1."),
+    ("fabric_precision", "fabric", "L.Fabric(", "2."),
     ("cli_flags", "pytorch", None, None),
     ("progress_loop", "pytorch", None, None),
 ])
@@ -75,7 +76,7 @@ def test_the_framework_is_read_from_the_loops_frames(name, framework, call, vers
     assert facts["framework_version"].startswith(version)
     assert call in _line(facts["framework_config_at"])  # the line that holds the framework's settings
     assert "trainer.fit(" in _line(facts["framework_entry_at"]) or "trainer.train(" in \
-        _line(facts["framework_entry_at"]) or name == "accelerate_loop"
+        _line(facts["framework_entry_at"]) or name in ("accelerate_loop", "fabric_precision")
 
 
 @pytest.mark.parametrize("name, fact, text", [
@@ -115,6 +116,71 @@ def test_every_finding_that_names_a_line_names_one_of_the_script(name):
     for finding in named:
         assert finding.changes_at.startswith("tests/scripts/frameworks/"), (finding.id, finding.changes_at)
         assert _line(finding.changes_at)  # a line of the script, not an empty one
+
+
+def test_a_precision_option_gives_its_listed_value_and_a_bare_amp_switch_only_float16():
+    fabric = _facts(_record("fabric_precision"))  # --precision, choices 32-true / bf16-mixed / bf16-true / 16-mixed
+    assert (fabric["flag_amp"], fabric["flag_bf16"], fabric["flag_fp16"]) == \
+        ("--precision", "--precision bf16-mixed", "--precision 16-mixed")
+    cli = _facts(_record("cli_flags"))  # a store_true --amp: float16 autocast with a scaler, no bf16 spelling
+    assert (cli["flag_bf16"], cli["flag_fp16"]) == (None, "--amp")
+
+
+@pytest.mark.parametrize("declare, bf16, fp16", [
+    (lambda p: p.add_argument("--precision", default="fp32", choices=["fp32", "amp", "amp_bf16", "pure_bf16"]),
+     "--precision amp_bf16", "--precision amp"),  # open_clip's
+    (lambda p: p.add_argument("--mixed_precision", default="no", choices=["no", "fp16", "bf16"]),
+     "--mixed_precision bf16", "--mixed_precision fp16"),  # accelerate's examples
+    (lambda p: (p.add_argument("--amp", action="store_true"), p.add_argument("--amp-dtype", default="float16")),
+     "--amp --amp-dtype bfloat16", "--amp --amp-dtype float16"),  # timm's
+    (lambda p: (p.add_argument("--bf16", action="store_true"), p.add_argument("--fp16", action="store_true")),
+     "--bf16", "--fp16"),  # the Trainer's
+    (lambda p: p.add_argument("--precision", default="32"), None, None),  # values not listed: nothing to go on
+])
+def test_the_half_precision_switch_is_read_from_the_parser(declare, bf16, fp16):
+    import argparse
+    import dataclasses
+
+    from trainprobe.probe.sites import FlagBook
+
+    parser = argparse.ArgumentParser()
+    declare(parser)
+    book = FlagBook()
+    book.note(parser, parser.parse_args([]))
+    record = _record("cli_flags")
+    record = dataclasses.replace(record, settings=dataclasses.replace(
+        record.settings, cli_flags=tuple(book.flags.values())))
+    facts = _facts(record)
+    assert (facts["flag_bf16"], facts["flag_fp16"]) == (bf16, fp16)
+
+
+def test_fabrics_precision_is_its_setting_and_the_fix_is_the_scripts_option():
+    record = _record("fabric_precision")
+    assert _facts(record)["framework_precision"] == "32-true"  # read from Fabric's strategy at the first step
+    bf16 = _findings(record)["cpu-bf16-not-used"]
+    assert bf16.framework == "fabric"
+    assert bf16.advice.startswith("Run with --precision bf16-mixed, the script's option for Fabric's precision "
+                                  "(now 32-true)")
+    assert "L.Fabric(" in _line(bf16.changes_at)  # the line that passes it to Fabric
+
+
+def test_a_lightning_cli_scripts_knobs_are_its_nested_options():
+    # LightningCLI builds the Trainer and the datamodule from jsonargparse options (--trainer.precision,
+    # --data.batch_size): the script has no Trainer(...) line, so the fixes are those options.
+    record = _record("lightning_cli")
+    facts = _facts(record)
+    assert facts["framework"] == "lightning" and facts["framework_config_at"] is None
+    assert (facts["flag_amp"], facts["flag_bf16"], facts["flag_workers"], facts["flag_batch_size"]) == \
+        ("--trainer.precision", "--trainer.precision bf16-mixed", "--data.num_workers", "--data.batch_size")
+    assert not any(f.dest.endswith(".help") for f in record.settings.cli_flags)
+    bf16 = _findings(record)["cpu-bf16-not-used"]
+    assert bf16.framework == "cli" and bf16.advice.startswith("Run with --trainer.precision bf16-mixed")
+
+
+def test_fabrics_model_wrapper_is_not_the_module_named():
+    # fabric.setup(model) wraps the model in a module whose one child is the model: its children are named.
+    names = {m.name for m in _record("fabric_precision").profiler.module_times}
+    assert "_forward_module" not in names and {"blocks", "head"} <= names
 
 
 def test_the_workers_advice_is_a_flag_of_a_flag_driven_script():

@@ -174,6 +174,10 @@ def test_a_trainer_setting_the_script_takes_from_its_command_line_names_the_flag
     ("no-lr-schedule", "lightning", '"interval": "step"'),
     ("debug-api-enabled", "lightning", "detect_anomaly=False"),
     ("debug-api-enabled", "torchtnt", "detect_anomaly=None"),  # pytorch/tnt's MNIST example (test set 15)
+    # Lightning Fabric (litgpt, test set 15): its constructor's precision, and compiling before fabric.setup
+    ("cpu-bf16-not-used", "fabric", 'Fabric(..., precision="bf16-mixed")'),
+    ("amp-not-used", "fabric", 'Fabric(..., precision="bf16-mixed")'),
+    ("compile-would-fuse", "fabric", "model = torch.compile(model), then model, optimizer = fabric.setup("),
 ])
 def test_other_fixes_in_framework_terms(rule_id, name, spelled):
     finding = next(f for f in diagnose(_with_framework(CASES[rule_id].bad(), name)).findings if f.id == rule_id)
@@ -285,7 +289,7 @@ def test_the_docs_count_each_frameworks_tables():
             counts[variant.name] = counts.get(variant.name, 0) + 1
     rows = {"transformers": "| Hugging Face `Trainer` |", "lightning": "| Lightning |", "accelerate": "| accelerate |",
             "skorch": "| skorch |", "keras": "| Keras 3 (PyTorch backend) |", "stable_baselines3": "| Stable-Baselines3 |", "ignite": "| Ignite |",
-            "torchtnt": "| torchtnt |", "cli": "| the script's flags |"}
+            "torchtnt": "| torchtnt |", "fabric": "| Lightning Fabric |", "cli": "| the script's flags |"}
     for name, start in rows.items():
         row = next(line for line in text.splitlines() if line.startswith(start))
         assert row.split("|")[3].strip().split()[0] == str(counts[name]), (name, counts[name], row)

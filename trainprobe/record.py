@@ -270,6 +270,7 @@ class CliFlag(JsonMixin):
     options: tuple[str, ...] = ()  # ("-j", "--workers")
     dest: str = ""
     value: Optional[str] = None  # as text
+    choices: tuple[str, ...] = ()  # the values it accepts, where the parser lists them (--precision amp_bf16...)
 
 
 @dataclass(frozen=True)

@@ -245,6 +245,11 @@ def _evaluate(rule: Rule, facts: dict[str, object], render: bool, budget: float,
 
 
 _VARIANT_TEXTS = ("advice", "snippet", "changes")
+# Frameworks whose objects a command-line parser builds when the script makes no settings call of its own:
+# LightningCLI makes the Trainer from --trainer.* options, litgpt's CLI makes Fabric from --precision. Their tables
+# name Trainer(...) and Fabric(...), a line such a script does not have; the flag's table ([framework.cli]) comes
+# first there, when the script has the flag. (The Trainer's tables name HfArgumentParser's flags themselves.)
+_BUILT_FROM_FLAGS = ("lightning", "fabric")
 
 
 def _variant(rule: Rule, context: dict[str, Any]) -> Optional[Variant]:
@@ -254,7 +259,10 @@ def _variant(rule: Rule, context: dict[str, Any]) -> Optional[Variant]:
     if not rule.variants:
         return None
     framework = context.get("framework")
-    for name in (framework if isinstance(framework, str) else None, "cli"):
+    order = (framework if isinstance(framework, str) else None, "cli")
+    if framework in _BUILT_FROM_FLAGS and not isinstance(context.get("framework_config_at"), str):
+        order = order[::-1]  # the script never builds the Trainer itself: its command line is the knob
+    for name in order:
         for variant in rule.variants:
             if variant.name == name and (variant.when is None or _truthy(variant.when.evaluate(context))):
                 return variant

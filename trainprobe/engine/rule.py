@@ -29,8 +29,8 @@ SEVERITY_NAMES = ("gain_seconds", "speedup")
 # scripts: --amp, -j, --channels-last), tried for any framework without a table of its own.
 # torchtnt has a table only where one of its own arguments is the fix (AutoUnit(detect_anomaly=...)); its loop's
 # other fixes keep the wording for a library that runs the loop (facts/code.py framework_runs_loop).
-VARIANTS = ("transformers", "lightning", "accelerate", "timm", "skorch", "stable_baselines3", "ignite", "keras", "fastai",
-            "torchtnt", "cli")
+VARIANTS = ("transformers", "lightning", "fabric", "accelerate", "timm", "skorch", "stable_baselines3", "ignite",
+            "keras", "fastai", "torchtnt", "cli")
 VARIANT_KEYS = ("advice", "snippet", "changes", "when")
 
 

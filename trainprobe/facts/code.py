@@ -13,7 +13,7 @@ import os
 from typing import Optional
 
 from ..notebook.cells import describe_site
-from ..record import FrameworkInfo, RunRecord
+from ..record import CliFlag, FrameworkInfo, RunRecord
 from .input import training_loader
 
 __all__ = ["FAMILY", "FACTS", "compute", "where"]
@@ -40,8 +40,8 @@ FACTS = {
                             "fit, speechbrain's Brain.fit): the script's line that calls it is the loop's line "
                             "(it is not inside a loop of the script's own, or the library asks the DataLoader for "
                             "the batches itself), so the loop's code is the library's."),
-    "framework_precision": ("text", "The framework's precision setting: Lightning's precision ('32-true', "
-                            "'bf16-mixed'), the Trainer's bf16/fp16 ('bf16', 'fp16', 'no'), accelerate's "
+    "framework_precision": ("text", "The framework's precision setting: Lightning's and Fabric's precision "
+                            "('32-true', 'bf16-mixed'), the Trainer's bf16/fp16 ('bf16', 'fp16', 'no'), accelerate's "
                             "mixed_precision."),
     "framework_log_every": ("count", "Steps between the framework's logging: Lightning's log_every_n_steps, the "
                             "Trainer's logging_steps."),
@@ -70,6 +70,10 @@ FACTS = {
                      "(--workers, -j, --dataloader_num_workers)."),
     "flag_batch_size": ("text", "Its option for the batch size (--batch-size, -b, --per_device_train_batch_size)."),
     "flag_amp": ("text", "Its option for mixed precision (--amp, --bf16, --mixed_precision)."),
+    "flag_bf16": ("text", "The command-line words that turn on bfloat16 mixed precision: a switch of its own "
+                  "(--bf16), a precision option with the value it lists for it (--precision amp_bf16, "
+                  "--mixed_precision bf16), or --amp with its dtype option (--amp --amp-dtype bfloat16)."),
+    "flag_fp16": ("text", "The same for float16 mixed precision (--fp16, --precision 16-mixed, a plain --amp)."),
     "flag_channels_last": ("text", "Its option for the channels_last memory format (--channels-last)."),
     "flag_compile": ("text", "Its option for torch.compile (--compile, --torchcompile, --torch_compile)."),
     "flag_pin_memory": ("text", "Its option for pinned memory (--pin-mem, --dataloader_pin_memory)."),
@@ -86,7 +90,8 @@ _NAMES = {"transformers": "the Hugging Face Trainer", "lightning": "Lightning", 
 # argparse destinations -> the knob they set, most common spelling first.
 _FLAGS = {
     "flag_workers": ("workers", "num_workers", "dataloader_num_workers", "j", "n_workers"),
-    "flag_batch_size": ("batch_size", "per_device_train_batch_size", "train_batch_size", "bs", "b"),
+    "flag_batch_size": ("batch_size", "per_device_train_batch_size", "train_batch_size", "micro_batch_size", "bs",
+                        "b"),
     "flag_amp": ("amp", "bf16", "mixed_precision", "precision", "use_amp", "fp16", "amp_dtype"),
     "flag_channels_last": ("channels_last",),
     "flag_compile": ("compile", "torchcompile", "torch_compile", "use_compile"),
@@ -112,18 +117,71 @@ def where(site: Optional[str], cwd: str) -> Optional[str]:
     return f"{path}:{line}"
 
 
+def _knob(dest: str) -> str:
+    """The knob an option sets: its destination, the last part of a nested one (jsonargparse's
+    "trainer.precision", "data.num_workers")."""
+    return dest.rsplit(".", 1)[-1]
+
+
+def _flags_for(record: RunRecord, dests: tuple[str, ...]) -> list[CliFlag]:
+    """The script's options that set one of ``dests``, in their order; an option of the exact name before a
+    nested one."""
+    flags = [f for f in record.settings.cli_flags if f.options]
+    return [f for dest in dests for f in flags if f.dest == dest] + \
+        [f for dest in dests for f in flags if f.dest != dest and _knob(f.dest) == dest]
+
+
+def _option(flag: CliFlag) -> str:
+    return ([o for o in flag.options if o.startswith("--")] or list(flag.options))[0]
+
+
 def _flag(record: RunRecord, dests: tuple[str, ...]) -> Optional[str]:
-    by_dest = {f.dest: f for f in record.settings.cli_flags}
-    for dest in dests:
-        flag = by_dest.get(dest)
-        if flag is not None and flag.options:
-            long = [o for o in flag.options if o.startswith("--")]
-            return (long or list(flag.options))[0]
-    return None
+    found = _flags_for(record, dests)
+    return _option(found[0]) if found else None
+
+
+# The options that switch each half precision on by themselves (the Trainer's --bf16, --fp16).
+_SWITCHES = {"bf16": ("bf16", "use_bf16"), "fp16": ("fp16", "use_fp16", "half")}
+# How a flag's listed value spells each half precision: "bf16-mixed", "amp_bf16", "16-mixed", "fp16".
+_DTYPE_WORDS = {"bf16": ("bf16", "bfloat16"), "fp16": ("fp16", "float16", "16-mixed", "half")}
+
+
+def _spells(text: str, dtype: str) -> bool:
+    text = text.lower()
+    if dtype == "fp16" and any(w in text for w in _DTYPE_WORDS["bf16"]):
+        return False  # "bf16-mixed" holds "16-mixed"
+    return any(word in text for word in _DTYPE_WORDS[dtype])
+
+
+def _half_precision_switch(record: RunRecord, dtype: str) -> Optional[str]:
+    """The command-line words that turn on mixed precision in ``dtype`` ("bf16" or "fp16"), as the script's own
+    parser declared them; None when no flag says how."""
+    flags = [f for f in record.settings.cli_flags if f.options]
+    amp = _flags_for(record, _FLAGS["flag_amp"])
+    switches = _flags_for(record, _SWITCHES[dtype])
+    if switches:  # a switch of its own: --bf16, --fp16
+        return _option(switches[0])
+    for flag in amp:  # a precision option that lists its values: take the mixed one
+        listed = [c for c in flag.choices if _spells(c, dtype)] or \
+            [c for c in flag.choices if dtype == "fp16" and c.lower() == "amp"]  # open_clip's --precision amp
+        mixed = [c for c in listed if "mixed" in c.lower() or "amp" in c.lower()]
+        if listed:
+            return f"{_option(flag)} {(mixed or listed)[0]}"
+    framework = record.settings.framework.name if record.settings.framework is not None else None
+    for flag in amp:  # Lightning's and Fabric's precision, set from a command line that does not list its values
+        if framework in ("lightning", "fabric") and _knob(flag.dest) == "precision" and not flag.choices:
+            return f"{_option(flag)} {'bf16-mixed' if dtype == 'bf16' else '16-mixed'}"
+    switch = next((f for f in amp if _knob(f.dest) in ("amp", "use_amp") and f.value in ("True", "False")), None)
+    if switch is None:
+        return None
+    dtype_flag = next((f for f in flags if _knob(f.dest) == "amp_dtype"), None)
+    if dtype_flag is not None:  # timm: --amp --amp-dtype bfloat16
+        return f"{_option(switch)} {_option(dtype_flag)} {'bfloat16' if dtype == 'bf16' else 'float16'}"
+    return _option(switch) if dtype == "fp16" else None  # a bare --amp is float16 autocast with a scaler
 
 
 def _precision(name: str, settings: dict[str, str]) -> Optional[str]:
-    if name == "lightning":
+    if name in ("lightning", "fabric"):
         return settings.get("precision")
     if name == "transformers":
         if settings.get("bf16") == "True":
@@ -212,4 +270,6 @@ def compute(record: RunRecord) -> dict[str, object]:
     out.update(_framework_facts(record, cwd))
     for fact, dests in _FLAGS.items():
         out[fact] = _flag(record, dests)
+    out["flag_bf16"] = _half_precision_switch(record, "bf16")
+    out["flag_fp16"] = _half_precision_switch(record, "fp16")
     return out

@@ -64,7 +64,7 @@ from .census import Census, census_blocked
 from .memory import DeviceMemoryReader, memory_limit
 from .peak import measure_peak
 from .profsummary import summarize_profile
-from .settings import Registry, read_settings
+from .settings import Registry, read_settings, unwrap_model
 from .sites import UserCode, batch_fetcher, called_site, calling_library, detect_framework
 from .windows import ProfilerWindow, PythonWindow
 from .workers import WorkerInit, flush_stats
@@ -82,7 +82,6 @@ def _is_compiling() -> bool:
 # One call with no argument (~140 ns) instead of a by-name check per device (~320 ns each) on
 # every forward; torch builds without it check each device.
 _any_autocast = getattr(torch._C, "_is_any_autocast_enabled", lambda: True)
-_WRAPPERS = (torch.nn.DataParallel, torch.nn.parallel.DistributedDataParallel)
 
 
 def _batch_size(batch: Any) -> Optional[int]:
@@ -489,6 +488,11 @@ class Instrumentation:
                 self._patch(cls, "__init__", sites.wrap_init(cls, link=cls is DataLoader))
         self._patch(argparse.ArgumentParser, "parse_known_args",
                     self.reg.flags.wrap(argparse.ArgumentParser.parse_known_args))
+        # jsonargparse's parsers (LightningCLI, litgpt's CLI) override parse_known_args and parse through
+        # argparse's inner _parse_known_args, which every parser reaches.
+        inner = getattr(argparse.ArgumentParser, "_parse_known_args", None)
+        if inner is not None:
+            self._patch(argparse.ArgumentParser, "_parse_known_args", self.reg.flags.wrap(inner))
 
     def _read_loop(self, frame: Any) -> None:
         """The framework that drives the loop and the loop's line, from the frames at its first update."""
@@ -808,8 +812,7 @@ class Instrumentation:
             model = entry.ref()
             if model is None or not entry.train_calls or next(model.parameters(), None) is None:
                 continue
-            while isinstance(model, _WRAPPERS):  # DataParallel / DDP: the children are the wrapped model's
-                model = model.module
+            model = unwrap_model(model)[0]  # DataParallel, DDP, Fabric: the children are the wrapped model's
             for name, child in model.named_children():
                 def pre(_module, _args, _name=name):
                     if not (instr.tracing_possible and _is_compiling()):

@@ -21,7 +21,7 @@ from torch.nn.parameter import is_lazy
 from ..record import FrameworkInfo, LoaderSettings, ModelInfo, OptimizerSettings, SchedulerSettings, Settings
 from .sites import FlagBook, SiteBook, UserCode
 
-__all__ = ["Registry", "read_settings", "qualname"]
+__all__ = ["Registry", "read_settings", "qualname", "unwrap_model"]
 
 _ENV_FLAGS = (
     "CUDA_LAUNCH_BLOCKING",
@@ -128,7 +128,7 @@ class Registry:
         entry = self.models.get(id(module))
         new = entry is None or entry.ref() is not module
         if new:
-            entry = ModelEntry(weakref.ref(module), built=self.sites.of(_unwrap(module)[0]))
+            entry = ModelEntry(weakref.ref(module), built=self.sites.of(unwrap_model(module)[0]))
             self.models[id(module)] = entry
         entry.calls += 1
         if training and grad:
@@ -251,14 +251,24 @@ def _number(value: Any) -> Optional[float]:
         return None
 
 
-def _unwrap(module: Any) -> tuple[Any, Optional[str]]:
+# Wrappers put around the user's model, by class name (their library need not be imported here), and the
+# attribute that holds the model: DataParallel and DDP, torch.compile's, Lightning Fabric's fabric.setup(model).
+_WRAPPER_ATTRIBUTES = {"DataParallel": "module", "DistributedDataParallel": "module", "OptimizedModule": "_orig_mod",
+                       "_FabricModule": "_forward_module"}
+
+
+def unwrap_model(module: Any) -> tuple[Any, Optional[str]]:
+    """The user's model inside the wrappers around it, and the outermost wrapper's class name (None when unwrapped):
+    the model's type, where it was built and its children are the user's ("its child module `_forward_module`
+    takes 94% of the step" names a wrapper's attribute)."""
     wrapper = None
-    name = type(module).__name__
-    if name in ("DataParallel", "DistributedDataParallel", "OptimizedModule"):
-        wrapper = name
-        inner = getattr(module, "module", None) or getattr(module, "_orig_mod", None)
-        if inner is not None:
-            module = inner
+    for _ in range(8):  # wrappers of wrappers (a compiled model under DDP), never a cycle
+        name = type(module).__name__
+        inner = getattr(module, _WRAPPER_ATTRIBUTES.get(name, ""), None)
+        if not isinstance(inner, torch.nn.Module):
+            break
+        wrapper = wrapper or name
+        module = inner
     return module, wrapper
 
 
@@ -274,7 +284,7 @@ def _model_info(entry: ModelEntry) -> Optional[ModelInfo]:
             eval_with_grad_by=entry.eval_with_grad_by, input_shapes=tuple(entry.shapes),
             train_called_at=entry.called_at,
         )
-    inner, wrapper = _unwrap(module)
+    inner, wrapper = unwrap_model(module)
     # A lazy module's parameters (nn.LazyLinear, nn.LazyConv2d) have no shape until its first forward:
     # any torch call on one raises, so they are left out until they are made.
     params = [p for p in inner.parameters() if not is_lazy(p)]

@@ -61,6 +61,7 @@ _CONFIG_CALLS = {
                "language_model_learner", "unet_learner", "collab_learner"),
 }
 _MAX_FLAGS = 200
+_MAX_CHOICES = 40
 
 
 def site(frame: Any) -> str:
@@ -405,6 +406,9 @@ def _settings(name: str, frames: list[Any]) -> dict[str, str]:
             if bar is not None and hasattr(bar, "refresh_rate"):
                 out["progress_bar_refresh_rate"] = _text(bar.refresh_rate)
             return out
+        if name == "fabric":
+            precision = _fabric_precision(frames)
+            return {"precision": precision} if precision else {}
         if name == "accelerate":
             # At accelerator.backward() the Accelerator is on the stack, at optimizer.step() its wrapper.
             owner = _self_of(frames, "accelerate.", "Accelerator") or _self_of(frames, "accelerate.",
@@ -436,6 +440,21 @@ def _lightning_trainer(frames: list[Any]) -> Any:
 _LIGHTNING_HOOKS = ("configure_optimizers", "train_dataloader", "training_step", "validation_step")
 
 
+def _fabric_precision(frames: list[Any]) -> Optional[str]:
+    """Fabric's precision ("32-true", "bf16-mixed"), from its objects on the stack at the first optimizer step:
+    the optimizer wrapper's strategy, the strategy itself, or its precision plugin, whichever is there."""
+    for f in frames:
+        if not _module(f).startswith(("lightning.fabric.", "lightning_fabric.")):
+            continue
+        owner = f.f_locals.get("self")
+        strategy = getattr(owner, "_strategy", None) or owner
+        plugin = getattr(strategy, "precision", None)
+        value = getattr(plugin, "precision", plugin)  # a strategy's plugin, or the plugin's own string
+        if isinstance(value, str):
+            return value
+    return None
+
+
 def _hooks(name: str, frames: list[Any]) -> dict[str, str]:
     if name != "lightning":
         return {}
@@ -453,6 +472,29 @@ def _hooks(name: str, frames: list[Any]) -> dict[str, str]:
         return {}
 
 
+def _parsed(namespace: Any, dest: str) -> Any:
+    """The value parsed for ``dest``: an attribute, or for jsonargparse's nested options ("trainer.precision") an
+    item of its Namespace."""
+    value = getattr(namespace, dest, None)
+    if value is None and "." in dest:
+        try:
+            value = namespace[dest]
+        except Exception:  # pylint: disable=broad-except  # not a nested namespace: no value
+            return None
+    return value
+
+
+def _choices(choices: Any) -> tuple[str, ...]:
+    """A flag's listed values as text (argparse's choices=, click's Choice), a few dozen at most: a precision
+    flag's "amp_bf16" is what its fix passes."""
+    if choices is None or isinstance(choices, (str, bytes)):
+        return ()
+    try:
+        return tuple(_text(c)[:40] for c in list(choices)[:_MAX_CHOICES])
+    except Exception:  # pylint: disable=broad-except  # a choices object that will not list itself: none
+        return ()
+
+
 class FlagBook:
     """The command-line options the script's argparse parsers (or its click command) declared, with their parsed
     values."""
@@ -463,12 +505,13 @@ class FlagBook:
     def note(self, parser: argparse.ArgumentParser, namespace: Any) -> None:
         try:
             for action in parser._actions:  # pylint: disable=protected-access
-                if not action.option_strings or len(self.flags) >= _MAX_FLAGS or action.dest == "help":
+                if not action.option_strings or len(self.flags) >= _MAX_FLAGS or action.dest == "help" \
+                        or action.dest.endswith(".help"):  # jsonargparse's --trainer.callbacks.help
                     continue
-                value = getattr(namespace, action.dest, None)
+                value = _parsed(namespace, action.dest)
                 self.flags[tuple(action.option_strings)] = CliFlag(
                     options=tuple(action.option_strings), dest=action.dest,
-                    value=None if value is None else _text(value)[:80])
+                    value=None if value is None else _text(value)[:80], choices=_choices(action.choices))
         except Exception:  # pylint: disable=broad-except
             pass
 
@@ -489,7 +532,8 @@ class FlagBook:
                             continue  # an argument (its name, no dashes), or --help
                         value = ctx.params.get(param.name)
                         self.flags.setdefault(tuple(options), CliFlag(
-                            options=tuple(options), dest=param.name, value=None if value is None else _text(value)[:80]))
+                            options=tuple(options), dest=param.name, value=None if value is None else _text(value)[:80],
+                            choices=_choices(getattr(getattr(param, "type", None), "choices", None))))
                     ctx = ctx.parent
             except Exception:  # pylint: disable=broad-except  # a flag is a nicety; the run goes on
                 pass
