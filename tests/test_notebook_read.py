@@ -161,6 +161,27 @@ def test_without_ipython_cells_run_as_plain_python_in_one_namespace(tmp_path):
     assert line == f"RESULT __main__ False {folder} True ['--lr', '0.1'] 42 True False"
 
 
+def test_with_ipython_libraries_find_get_ipython_among_the_builtins(tmp_path):
+    """In a kernel a cell and the libraries it calls see get_ipython() by its bare name, as fastcore and
+    fastprogress look for it (test set 16's miniai notebook took fastprogress's console path without it)."""
+    pytest.importorskip("IPython")
+    folder = tmp_path / "course"
+    folder.mkdir()
+    (folder / "barlib.py").write_text(
+        "def in_notebook():\n"
+        "    try:\n"
+        "        return 'InteractiveShell' in [c.__name__ for c in type(get_ipython()).__mro__]\n"
+        "    except NameError:\n"
+        "        return False\n"
+        "AT_IMPORT = in_notebook()\n", encoding="utf-8")
+    nb = write_notebook(folder / "nb.ipynb", ["import barlib", "print('RESULT', barlib.AT_IMPORT, barlib.in_notebook())"])
+    code = "import sys; from trainprobe.notebook.run import run_notebook; run_notebook(sys.argv[1])"
+    proc = subprocess.run([sys.executable, "-c", code, str(nb)], capture_output=True, text=True, cwd=tmp_path,
+                          timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "RESULT True True" in proc.stdout.splitlines()
+
+
 def test_the_inline_view_has_the_verdict_a_relative_link_and_no_colour(tmp_path, monkeypatch):
     from recorded import RUNS_DIR, diagnosed
     from trainprobe.api import DiagnoseResult

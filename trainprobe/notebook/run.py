@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import contextlib
 import linecache
 import os
 import sys
@@ -150,7 +151,11 @@ def _run_cell(cell: Cell, path: str, namespace: dict, shell: Any, current: _Cell
     else:
         code = compile(source, filename, "exec", dont_inherit=True)
     try:
-        exec(code, namespace)  # pylint: disable=exec-used
+        # In a kernel every cell runs with get_ipython() among the builtins (the shell's builtin trap): libraries
+        # that look for it by that bare name (fastcore, fastprogress) take their notebook path there, and their
+        # console path without it (fastprogress's console table cannot print a miniai Learner's epoch number).
+        with shell.builtin_trap if shell is not None else contextlib.nullcontext():
+            exec(code, namespace)  # pylint: disable=exec-used
     finally:
         current.filename = None
     if shell is not None:
