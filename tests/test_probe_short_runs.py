@@ -82,6 +82,21 @@ def test_a_script_that_will_not_run_twice_keeps_its_first_run(tmp_path):
 
 
 @pytest.mark.slow
+def test_a_script_that_resumes_from_its_first_runs_checkpoint_keeps_its_first_run(tmp_path):
+    """A script that saves a checkpoint and resumes from it (solo-learn's auto-resume, test set 16) trains
+    nothing in its second, fitted run and ends by itself: the first run's record, report and verdict stand.
+    Before, the report was of the second run: no step, verdict unknown."""
+    out, checkpoint = tmp_path / "out", tmp_path / "last.ckpt"
+    proc, record = diagnose(out, str(SCRIPTS / "loop.py"), "--epochs", "1", "--resume-from", str(checkpoint))
+    assert proc.returncode == 0, proc.stderr
+    assert record.outcome.status == "completed" and len(record.steps) >= 30, record.outcome
+    assert any("ended before measuring more: the script ran to its end after 0 steps" in note and
+               "resumes from the checkpoint its first run saved" in note for note in record.notes), record.notes
+    assert RunRecord.load(out / "second-run" / "run.json").steps == ()
+    assert Diagnosis.load(out / "diagnosis.json").verdict.category != "unknown"
+
+
+@pytest.mark.slow
 def test_a_gan_of_five_iterations_is_run_again_and_judged_from_its_few_steps(tmp_path):
     """Five iterations of two optimizers end while trainprobe is still warming up: no step is 'missing'
     (the old headline said the script never called backward()); the second run, fitted to five steps,

@@ -4,7 +4,9 @@
 the ending happens), --swallow (bare except around each step), --finally-file PATH (written in a finally block:
 proves a clean stop ran it), --anomaly [per-step] (anomaly detection on; per-step: only around each step's forward
 and backward, as torchtnt's AutoUnit(detect_anomaly=True) does), --output-dir DIR (made at the start; the script
-refuses to run when it exists already, as many training scripts do to keep a run's results).
+refuses to run when it exists already, as many training scripts do to keep a run's results), --resume-from PATH
+(a checkpoint written after the last epoch; a run that finds it resumes there and trains nothing, as Lightning
+scripts with auto-resume do: solo-learn's in test set 16).
 """
 import argparse
 import os
@@ -36,6 +38,7 @@ def main():
     p.add_argument("--step-sleep", type=float, default=0.0)
     p.add_argument("--anomaly", nargs="?", const="on", default=None)
     p.add_argument("--output-dir")
+    p.add_argument("--resume-from")
     args = p.parse_args()
     if args.output_dir:
         if os.path.exists(args.output_dir):
@@ -48,8 +51,9 @@ def main():
     model = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.ReLU(), torch.nn.Linear(32, 4))
     opt = torch.optim.SGD(model.parameters(), lr=0.01)
     step = 0
+    done = torch.load(args.resume_from)["epochs"] if args.resume_from and os.path.exists(args.resume_from) else 0
     try:
-        for _ in range(args.epochs):
+        for _ in range(done, args.epochs):
             batches = iter(loader)
             while True:
                 try:  # the fetch too: trainprobe's stop may come from either
@@ -73,6 +77,8 @@ def main():
                         time.sleep(600)
                     if args.ending == "os_exit":
                         os._exit(0)
+        if args.resume_from:
+            torch.save({"epochs": args.epochs, "model": model.state_dict()}, args.resume_from)
     finally:
         if args.finally_file:
             with open(args.finally_file, "w") as fh:

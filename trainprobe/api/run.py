@@ -250,10 +250,17 @@ def _first_stands(first, second: RunRecord, out_dir: Path, ended: str):
     from ..probe.refit import SECOND_RUN, put_back
 
     path = put_back(out_dir)
-    note = (f"{ended}; a second run with windows fitted to those steps ended before measuring more: "
-            f"{_ending(second)} (its files are in {SECOND_RUN}/); this report is from the first run, without the "
-            f"profiles the second was to add (a script that will not run twice in one folder, one that refuses "
-            f"the output folder its first run made, ends so)")
+    if second.outcome.status == "completed":  # it ended by itself, having trained less than before
+        made = sum(1 for s in second.steps if not s.validation)
+        how = (f"the script ran to its end after {made} step{'' if made == 1 else 's'} (its files are in "
+               f"{SECOND_RUN}/); this report is from the first run, without the profiles the second was to add "
+               f"(a script that resumes from the checkpoint its first run saved, and so trains nothing again, "
+               f"ends so)")
+    else:
+        how = (f"{_ending(second)} (its files are in {SECOND_RUN}/); this report is from the first run, without "
+               f"the profiles the second was to add (a script that will not run twice in one folder, one that "
+               f"refuses the output folder its first run made, ends so)")
+    note = f"{ended}; a second run with windows fitted to those steps ended before measuring more: {how}"
     record = replace(first.record, notes=(note,) + first.record.notes)
     lost = write_record(record, path)
     return replace(first, record=record, record_path=path,

@@ -26,7 +26,10 @@ start (``batches_only``, ``WindowPlan.steps_by_batches``).
 A script may not run twice in one place: hysts' image classification (test set
 7) refuses the output folder its first run made. A second run that ends so,
 before the first run's steps, measured less than the first: the first stands
-(``second_run_lost``, ``put_back``).
+(``second_run_lost``, ``put_back``). So does a second run that ends by itself
+after fewer steps than the first made: a script that resumes from the checkpoint
+its first run saved trains nothing again (solo-learn's auto-resume on Lightning,
+test set 16, whose second run made no step and left no verdict).
 """
 
 from __future__ import annotations
@@ -152,11 +155,12 @@ def refit(record: RunRecord, plan: WindowPlan) -> Optional[WindowPlan]:
 
 
 def second_run_lost(first: RunRecord, second: RunRecord) -> bool:
-    """The second run ended by an error (or was ended) before making the steps the first one made: a
-    script that will not run twice in one place (one that refuses an output folder the first run
-    left, a lock file, a port still held) gives no second measurement, and the first run stands."""
-    ended_well = second.outcome.status in ("completed", "stopped")
-    return not ended_well and _training_steps(second) < _training_steps(first)
+    """The second run ended before making the steps the first one made, by an error (or was ended), or by
+    itself: a script that will not run twice in one place (one that refuses an output folder the first
+    run left, a lock file, a port still held) or that resumes where its first run ended (a checkpoint it
+    saved) gives no second measurement, and the first run stands. Only trainprobe's own stop, once the
+    fitted windows are done, may end it sooner."""
+    return second.outcome.status != "stopped" and _training_steps(second) < _training_steps(first)
 
 
 def set_aside(out_dir: Path, name: str = FIRST_RUN) -> Path:
