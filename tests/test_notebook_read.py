@@ -182,6 +182,16 @@ def test_with_ipython_libraries_find_get_ipython_among_the_builtins(tmp_path):
     assert "RESULT True True" in proc.stdout.splitlines()
 
 
+def test_the_miniai_notebook_runs_past_its_progress_bar():
+    """Test set 16's course22p2 notebook, run again after the fix (a review): it failed in cell 9 when
+    fastprogress took its console path; with get_ipython() among the builtins it trains, and the verdict is
+    the expert's."""
+    from recorded import RUNS_DIR, diagnosed
+    record, diagnosis = diagnosed(RUNS_DIR / "real_test16" / "review" / "t16_fastai_miniai_resnet.cpu.run.json.gz")
+    assert record.outcome.status == "stopped" and len(record.steps) >= 20
+    assert diagnosis.verdict.category == "compute"
+
+
 def test_the_inline_view_has_the_verdict_a_relative_link_and_no_colour(tmp_path, monkeypatch):
     from recorded import RUNS_DIR, diagnosed
     from trainprobe.api import DiagnoseResult

@@ -96,6 +96,17 @@ def test_a_script_that_resumes_from_its_first_runs_checkpoint_keeps_its_first_ru
     assert Diagnosis.load(out / "diagnosis.json").verdict.category != "unknown"
 
 
+def test_solo_learns_resumed_second_run_leaves_its_first_run_standing():
+    """Test set 16's solo-learn SimCLR, run again after the fix (a review, not the held-out record): the second
+    run resumed from the first's checkpoint and trained nothing; the report is the first run's six steps, with
+    the expert's verdict."""
+    import recorded
+    record, diagnosis = recorded.diagnosed(DATA / "real_test16" / "review" / "t16_solo_simclr_cifar.cpu.run.json.gz")
+    assert sum(1 for s in record.steps if not s.validation) == 6
+    assert any("ran to its end after 0 steps" in note for note in record.notes), record.notes
+    assert diagnosis.verdict.category == "compute"
+
+
 @pytest.mark.slow
 def test_a_gan_of_five_iterations_is_run_again_and_judged_from_its_few_steps(tmp_path):
     """Five iterations of two optimizers end while trainprobe is still warming up: no step is 'missing'
