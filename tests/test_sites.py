@@ -12,6 +12,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
 import torch
 
 from trainprobe.probe.sites import FlagBook, SiteBook, UserCode, called_site, detect_framework
@@ -239,3 +240,22 @@ def test_a_call_is_placed_at_the_scripts_line_through_library_frames():
     placed = library["forward"](lambda frame: called_site(frame, lambda path: path == here))
     assert placed.startswith(f"{here}:") and int(placed.rsplit(":", 1)[1]) == sys._getframe(0).f_lineno - 1
     assert library["forward"](lambda frame: called_site(frame, lambda path: False)) == ""
+
+
+@pytest.mark.slow  # one real run: ~8 s
+def test_a_model_reached_through_the_scripts_helpers_is_wrapped_at_the_loops_line(tmp_path):
+    """nerf-pytorch (test set 16) and hkproj's transformer (set 15) call their model through helpers of their own:
+    the expert wraps the loop's call (render(...), model.encode(...)) in autocast, where the probe named the
+    innermost helper's model(...) line. forward_at, and the bf16 fix's line, is now the loop's."""
+    from probe_helpers import ONE_RUN, SCRIPTS, diagnose
+    from trainprobe.facts import compute_facts, facts_by_name
+
+    script = SCRIPTS / "helper_forward.py"
+    proc, record = diagnose(tmp_path / "out", *ONE_RUN, str(script))
+    assert proc.returncode == 0, proc.stderr
+    lines = script.read_text(encoding="utf-8").splitlines()
+    facts = facts_by_name(compute_facts(record))
+    model = max(record.settings.models, key=lambda m: m.train_calls)
+    assert "model(points[i:i + chunk])" in lines[int(model.train_called_at.rsplit(":", 1)[1]) - 1]  # innermost
+    assert lines[int(facts["forward_at"].rsplit(":", 1)[1]) - 1].strip() == "colour = render(model, rays)"
+    assert lines[int(facts["loop_at"].rsplit(":", 1)[1]) - 1].strip().startswith("for step in range(")

@@ -243,6 +243,9 @@ class ModelInfo(JsonMixin):
     built_at: Optional[str] = None  # as LoaderSettings.built_at
     built_by: Optional[str] = None
     train_called_at: Optional[str] = None  # "file.py:line": the script's line of its first training forward
+    # The script's frames that led to that forward, innermost first, while they are the script's own: each
+    # "file.py:line:first" (first: the line its function starts at), to find the loop's own line among them.
+    train_called_via: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -315,6 +318,7 @@ class Settings(JsonMixin):
     env_flags: dict[str, str] = field(default_factory=dict)  # relevant environment variables
     framework: Optional[FrameworkInfo] = None  # None: no step seen yet, or a record made before it was read
     loop_at: Optional[str] = None  # "file.py:line" of the user's training loop (its for/while statement)
+    loop_function: Optional[str] = None  # "file.py:first": the function holding that loop (its first line)
     cli_flags: tuple[CliFlag, ...] = ()  # the script's command-line options (argparse)
 
 

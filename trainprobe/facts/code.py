@@ -13,7 +13,7 @@ import os
 from typing import Optional
 
 from ..notebook.cells import describe_site
-from ..record import CliFlag, FrameworkInfo, RunRecord
+from ..record import CliFlag, FrameworkInfo, ModelInfo, RunRecord
 from .input import training_loader
 
 __all__ = ["FAMILY", "FACTS", "compute", "where"]
@@ -252,6 +252,18 @@ def _framework_facts(record: RunRecord, cwd: str) -> dict[str, object]:
     return out
 
 
+def _forward_line(model: ModelInfo, loop: Optional[str]) -> Optional[str]:
+    """The loop's own line that leads to the model's first training forward: where autocast wraps the forward
+    and the loss. A model the loop calls through helpers of the script's own (nerf-pytorch's render() ->
+    run_network -> batchify; a model's encode() method calling its encoder) is reached from the loop's line,
+    not from the innermost helper's; a framework's hook (a Lightning training_step) keeps its own line."""
+    for entry in model.train_called_via:
+        path, line, first = entry.rsplit(":", 2)
+        if loop is not None and f"{path}:{first}" == loop:
+            return f"{path}:{line}"
+    return model.train_called_at
+
+
 def compute(record: RunRecord) -> dict[str, object]:
     s = record.settings
     cwd = record.invocation.cwd
@@ -265,7 +277,7 @@ def compute(record: RunRecord) -> dict[str, object]:
         "optimizer_built_by": s.optimizers[0].built_by if s.optimizers else None,
         "scheduler_at": where(s.schedulers[0].built_at, cwd) if s.schedulers else None,
         "model_at": where(models[0].built_at, cwd) if models else None,
-        "forward_at": where(models[0].train_called_at, cwd) if models else None,
+        "forward_at": where(_forward_line(models[0], s.loop_function), cwd) if models else None,
     }
     out.update(_framework_facts(record, cwd))
     for fact, dests in _FLAGS.items():

@@ -65,7 +65,7 @@ from .memory import DeviceMemoryReader, memory_limit
 from .peak import measure_peak
 from .profsummary import summarize_profile
 from .settings import Registry, read_settings, unwrap_model
-from .sites import UserCode, batch_fetcher, called_site, calling_library, detect_framework
+from .sites import UserCode, batch_fetcher, called_chain, called_site, calling_library, detect_framework, loop_function
 from .windows import ProfilerWindow, PythonWindow
 from .workers import WorkerInit, flush_stats
 
@@ -501,6 +501,7 @@ class Instrumentation:
             built = [e.built[1] for e in reg.loaders.values()] + [e.built[1] for e in reg.models.values()]
             reg.framework, reg.loop_at = detect_framework(frame, reg.sites.is_user, tuple(built),
                                                           fetched_by=reg.batches_fetched_by)
+            reg.loop_function = loop_function(frame, reg.sites.is_user)
         except Exception as exc:  # pylint: disable=broad-except  # a framework we cannot read: advice stays plain
             self.sink.emit("note", text=f"could not tell which framework runs the loop: {exc}")
             reg.framework = None
@@ -585,6 +586,7 @@ class Instrumentation:
         entry = reg.model_call(module, training, grad, first)
         if phase == "forward" and entry.called_at is None:
             entry.called_at = called_site(sys._getframe(1), reg.sites.is_user)
+            entry.called_via = called_chain(sys._getframe(1), reg.sites.is_user)
         elif grad and phase == "eval":
             # Who runs the model in eval mode with autograd on: the script's validation, which the user can
             # wrap in no_grad, or a library's own code (an RL library's targets), which the user cannot.

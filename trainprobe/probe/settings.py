@@ -71,6 +71,7 @@ class ModelEntry:
     cached: Optional[ModelInfo] = None
     built: tuple[Optional[str], Optional[str]] = (None, None)
     called_at: Optional[str] = None  # the script's line of the first training forward (instrument.py)
+    called_via: tuple[str, ...] = ()  # the script's frames that led to it (sites.called_chain)
 
 
 class Registry:
@@ -81,6 +82,7 @@ class Registry:
         self.flags = FlagBook()  # its command-line options
         self.framework: Optional[FrameworkInfo] = None  # read at the first optimizer step
         self.loop_at: Optional[str] = None
+        self.loop_function: Optional[str] = None
         self.loaders: dict[int, LoaderEntry] = {}  # id(loader) -> entry
         self.optimizers: dict[int, list[Any]] = {}  # id -> [weakref, steps, last reading, built]
         self.schedulers: dict[int, list[Any]] = {}  # id -> [weakref, steps, last reading, built]
@@ -282,7 +284,7 @@ def _model_info(entry: ModelEntry) -> Optional[ModelInfo]:
             eval_calls_with_grad=entry.eval_calls_with_grad,
             eval_calls_with_grad_by_library=entry.eval_calls_with_grad_by_library,
             eval_with_grad_by=entry.eval_with_grad_by, input_shapes=tuple(entry.shapes),
-            train_called_at=entry.called_at,
+            train_called_at=entry.called_at, train_called_via=entry.called_via,
         )
     inner, wrapper = unwrap_model(module)
     # A lazy module's parameters (nn.LazyLinear, nn.LazyConv2d) have no shape until its first forward:
@@ -319,7 +321,7 @@ def _model_info(entry: ModelEntry) -> Optional[ModelInfo]:
         input_shapes=tuple(entry.shapes),
         built_at=entry.built[0],
         built_by=entry.built[1],
-        train_called_at=entry.called_at,
+        train_called_at=entry.called_at, train_called_via=entry.called_via,
     )
     return entry.cached
 
@@ -413,5 +415,6 @@ def read_settings(reg: Registry, step_boundary: Optional[str], compiled: bool) -
         env_flags={k: os.environ[k] for k in _ENV_FLAGS if k in os.environ},
         framework=reg.framework,
         loop_at=reg.loop_at,
+        loop_function=reg.loop_function,
         cli_flags=tuple(reg.flags.flags.values()),
     )

@@ -22,7 +22,8 @@ from ..notebook.cells import cell_filename, parse_cell_filename
 from ..record import CliFlag, FrameworkInfo
 from .sourcelines import enclosing_loop, first_call
 
-__all__ = ["SiteBook", "FlagBook", "UserCode", "site", "built_site", "calling_library", "detect_framework",
+__all__ = ["SiteBook", "FlagBook", "UserCode", "site", "built_site", "calling_library", "called_chain", "loop_function",
+           "detect_framework",
            "FRAMEWORK_PACKAGES"]
 
 _OWN_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
@@ -164,6 +165,34 @@ def called_site(frame: Any, is_user: UserCode) -> str:
         return site(user) if user is not None else ""
     except Exception:  # pylint: disable=broad-except  # a frame we cannot read: no line, never a failed forward
         return ""
+
+
+_MAX_CHAIN = 12
+
+
+def called_chain(frame: Any, is_user: UserCode) -> tuple[str, ...]:
+    """The script's own frames that made a call, from the first of them outward while they stay the script's:
+    "file:line:first" each (first: the line its function starts at). A model called three helper functions deep
+    in the loop (nerf-pytorch's render -> run_network -> batchify) has the loop's line among them."""
+    try:
+        user = _first_user(frame, is_user)
+        out = []
+        while user is not None and is_user(user.f_code.co_filename) and len(out) < _MAX_CHAIN:
+            out.append(f"{site(user)}:{user.f_code.co_firstlineno}")
+            user = user.f_back
+        return tuple(out)
+    except Exception:  # pylint: disable=broad-except  # a frame we cannot read: no chain, never a failed forward
+        return ()
+
+
+def loop_function(frame: Any, is_user: UserCode) -> Optional[str]:
+    """"file:first" of the function whose loop steps the optimizer: the innermost frame of the script's own at
+    the step, as the loop's line is found (``detect_framework``)."""
+    try:
+        user = _first_user(frame, is_user)
+        return f"{user.f_code.co_filename}:{user.f_code.co_firstlineno}" if user is not None else None
+    except Exception:  # pylint: disable=broad-except
+        return None
 
 
 class SiteBook:
