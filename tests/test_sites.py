@@ -259,3 +259,13 @@ def test_a_model_reached_through_the_scripts_helpers_is_wrapped_at_the_loops_lin
     assert "model(points[i:i + chunk])" in lines[int(model.train_called_at.rsplit(":", 1)[1]) - 1]  # innermost
     assert lines[int(facts["forward_at"].rsplit(":", 1)[1]) - 1].strip() == "colour = render(model, rays)"
     assert lines[int(facts["loop_at"].rsplit(":", 1)[1]) - 1].strip().startswith("for step in range(")
+
+
+def test_nerf_pytorchs_bf16_fix_is_at_its_loops_render_call():
+    """Test set 16's nerf-pytorch run again at 3e0abf5 (a review, not the held-out record): the bf16 fix names
+    run_nerf.py:760, the loop's render(...) call the expert wraps, not batchify's model(...) at run_nerf.py:33."""
+    import recorded
+    record, diagnosis = recorded.diagnosed(recorded.RUNS_DIR / "real_test16" / "review" / "t16_nerf_lego.cpu.run.json.gz")
+    bf16 = next(f for f in diagnosis.findings if f.id == "cpu-bf16-not-used")
+    assert bf16.changes_at == "run_nerf.py:760"
+    assert max(record.settings.models, key=lambda m: m.train_calls).train_called_at.endswith("run_nerf.py:33")
