@@ -315,6 +315,9 @@ class Settings(JsonMixin):
     optimizer_steps: int = 0
     step_boundary: str = "none"  # how steps were delimited: fetch | optimizer | backward | batch | loader | none
     grad_accumulation: Optional[float] = None  # backward calls per optimizer step
+    # Module forwards run inside backward (activation checkpointing recomputing), counted while the probe hooks
+    # every module (the first steps; then only the top-level models): a sign, not a count per step.
+    recomputed_forwards: int = 0
     env_flags: dict[str, str] = field(default_factory=dict)  # relevant environment variables
     framework: Optional[FrameworkInfo] = None  # None: no step seen yet, or a record made before it was read
     loop_at: Optional[str] = None  # "file.py:line" of the user's training loop (its for/while statement)

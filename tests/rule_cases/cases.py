@@ -385,6 +385,11 @@ def counted_cpu_step(**census) -> RunRecord:
     return with_memory(cpu_record(), fields, limit=24 * GIB, limit_source="RAM", free_at_start=20 * GIB)
 
 
+def _checkpointed(recomputed_per_backward: int) -> RunRecord:
+    record = with_steps(counted_cpu_step(), forward=0.04, backward=0.12)
+    return with_settings(record, recomputed_forwards=recomputed_per_backward * record.settings.backward_calls)
+
+
 def _leak(retained: int, storages: int) -> RunRecord:
     """Each step leaves ``retained`` bytes in ``storages`` tensors, made in the forward at the model's output
     line, called from the loop."""
@@ -451,6 +456,9 @@ CASES: dict[str, RuleCase] = {
     "validation-without-no-grad": RuleCase(
         lambda: with_model(cpu_record(), eval_calls=10, eval_calls_with_grad=10),
         lambda: with_model(cpu_record(), eval_calls=10, eval_calls_with_grad=0), "warning"),
+    # Checkpointing on (4 blocks recomputed per backward): a 120 ms backward on a 40 ms forward, 40 ms beyond the
+    # 80 ms twice the forward would take, with 100 MiB of activations in 20 GiB: against no checkpointing.
+    "checkpointing-with-room": RuleCase(lambda: _checkpointed(4), lambda: _checkpointed(0), "info"),
     "zero-grad-without-set-to-none": RuleCase(
         lambda: with_settings(cpu_record(), zero_grad_set_to_none_false=23),
         lambda: with_settings(cpu_record(), zero_grad_set_to_none_false=0), "info"),

@@ -80,6 +80,8 @@ FACTS = {
     "flag_grad_accumulation": ("text", "Its option for gradient accumulation (--grad-accum-steps, "
                                "--gradient_accumulation_steps)."),
     "flag_log_interval": ("text", "Its option for how often it logs (--log-interval, --logging_steps)."),
+    "flag_gradient_checkpointing": ("text", "Its option for activation checkpointing (--gradient_checkpointing, "
+                                    "--grad-checkpointing)."),
 }
 
 _NAMES = {"transformers": "the Hugging Face Trainer", "lightning": "Lightning", "accelerate": "accelerate",
@@ -99,6 +101,8 @@ _FLAGS = {
     "flag_grad_accumulation": ("grad_accum_steps", "gradient_accumulation_steps", "accumulate_grad_batches",
                                "grad_accumulation", "accum_iter"),
     "flag_log_interval": ("log_interval", "logging_steps", "log_every_n_steps", "print_freq", "log_freq"),
+    "flag_gradient_checkpointing": ("gradient_checkpointing", "grad_checkpointing", "activation_checkpointing",
+                                    "use_gradient_checkpointing"),
 }
 
 

@@ -26,6 +26,9 @@ FACTS = {
     "float32_matmul_precision": ("text", "torch.get_float32_matmul_precision(): highest, high, medium."),
     "tf32_enabled": ("bool", "fp32 matmuls may use TF32 (allow_tf32 or precision high/medium)."),
     "anomaly_detection": ("bool", "torch.autograd anomaly detection was on."),
+    "activation_checkpointing": ("bool", "Activation (gradient) checkpointing was on: module forwards ran again "
+                                 "inside backward (seen while the probe hooks every module, the first steps), or "
+                                 "the framework's setting says so (the Trainer's gradient_checkpointing=True)."),
     "autograd_profiler_enabled": ("bool", "The script's own autograd profiler / emit_nvtx was on."),
     "cuda_launch_blocking": ("bool", "CUDA_LAUNCH_BLOCKING=1 was set."),
     "debug_apis": ("text", "Debugging switches left on, comma-separated (empty when none)."),
@@ -143,6 +146,12 @@ def _optimizer_facts(record: RunRecord) -> dict[str, object]:
     }
 
 
+def _checkpointing(s) -> dict[str, object]:
+    framework = s.framework.settings.get("gradient_checkpointing") if s.framework is not None else None
+    # (A record made before the probe counted them holds 0: only a framework's setting tells there.)
+    return {"activation_checkpointing": s.recomputed_forwards > 0 or framework == "True"}
+
+
 def compute(record: RunRecord) -> dict[str, object]:
     s = record.settings
     env = record.environment
@@ -166,6 +175,7 @@ def compute(record: RunRecord) -> dict[str, object]:
         "float32_matmul_precision": s.float32_matmul_precision,
         "tf32_enabled": _tf32(s),
         "anomaly_detection": s.anomaly_detection,
+        **_checkpointing(s),
         "autograd_profiler_enabled": s.autograd_profiler_enabled,
         "cuda_launch_blocking": s.cuda_launch_blocking,
         "debug_apis": _debug_apis(s),

@@ -573,7 +573,9 @@ class Instrumentation:
             # A module called while the DataLoader makes a batch in this process (num_workers=0):
             # torchvision's transforms (Resize, Normalize...) are modules. That is data loading.
             # A module called inside backward: activation checkpointing recomputing a block's forward. That
-            # is the backward's work, not a new forward (nor a new model).
+            # is the backward's work, not a new forward (nor a new model); it is counted, as checkpointing's sign.
+            if stack[0] == "backward":
+                self.reg.recomputed_forwards += 1
             return None
         training = module.training
         grad = torch.is_grad_enabled()

@@ -83,6 +83,7 @@ class Registry:
         self.framework: Optional[FrameworkInfo] = None  # read at the first optimizer step
         self.loop_at: Optional[str] = None
         self.loop_function: Optional[str] = None
+        self.recomputed_forwards = 0  # top-level module forwards inside backward (activation checkpointing)
         self.loaders: dict[int, LoaderEntry] = {}  # id(loader) -> entry
         self.optimizers: dict[int, list[Any]] = {}  # id -> [weakref, steps, last reading, built]
         self.schedulers: dict[int, list[Any]] = {}  # id -> [weakref, steps, last reading, built]
@@ -412,6 +413,7 @@ def read_settings(reg: Registry, step_boundary: Optional[str], compiled: bool) -
         optimizer_steps=reg.optimizer_steps,
         step_boundary=step_boundary or "none",
         grad_accumulation=(backward_calls / reg.optimizer_steps) if reg.optimizer_steps else None,
+        recomputed_forwards=reg.recomputed_forwards,
         env_flags={k: os.environ[k] for k in _ENV_FLAGS if k in os.environ},
         framework=reg.framework,
         loop_at=reg.loop_at,
