@@ -190,6 +190,7 @@ _ADDED = ("cpu-bf16-not-used", "compile-would-fuse", "low-mfu-small-batch", "opt
           "dataloader-workers-waiting", "storage-bound-input", "worker-handoff-outweighs-batch")
 _KNOBS = {"transformers": ("TrainingArguments(",), "accelerate": ("Accelerator(", "accelerator.prepare"),
           "lightning": ("Trainer(", "train_dataloader", "configure_optimizers", "trainer.fit"), "cli": ("un with --",),  # "Run with --workers 2", "... run with --batch-size 64"
+          "fabric": ("Fabric(", "fabric.setup("),
           "skorch": ("to your net (NeuralNetClassifier(...)", "AccelerateMixin", "skorch's own"),
           "stable_baselines3": ("in your PPO(...)", "Stable-Baselines3"),
           "ignite": ("create_supervised_trainer", "Events.ITERATION_"),
