@@ -196,7 +196,7 @@ def _run_again(target: Sequence[str], options, plan: WindowPlan, first, progress
     windows fitted to the steps it made (at most the script's own length again), and say so in the
     record."""
     from ..probe.launch import run_probe
-    from ..probe.refit import FIRST_RUN, all_warmup, batches_only, second_run_lost, set_aside
+    from ..probe.refit import FIRST_RUN, all_warmup, batches_only, second_run_lost, set_aside, training_steps
 
     if plan.steps_by_batches:
         steps = batches_only(first.record) or 0
@@ -205,7 +205,7 @@ def _run_again(target: Sequence[str], options, plan: WindowPlan, first, progress
         progress(f"the script ended {before}; running it once more, taking each DataLoader batch that begins an "
                  f"iteration as a step")
     else:
-        steps = sum(1 for s in first.record.steps if not s.validation)
+        steps = training_steps(first.record)
         before = "while trainprobe was still warming up" if all_warmup(first.record) else \
             "before trainprobe's profiling windows"
         progress(f"the script ended after {steps} steps, {before}; running it once more with windows fitted to "
@@ -244,23 +244,22 @@ def _ending(record: RunRecord) -> str:
 
 
 def _first_stands(first, second: RunRecord, out_dir: Path, ended: str):
-    """The second run ended by an error before the steps the first made (a script that refuses the
-    output folder its first run left): the first run's record and files stand, with a note that says
-    why; the second run's files go to second-run/."""
-    from ..probe.refit import SECOND_RUN, put_back
+    """The second run ended before the steps the first made, by an error (a script that refuses the output
+    folder its first run left) or by itself (one that resumes from its first run's checkpoint): the first
+    run's record and files stand, with a note that says why; the second run's files go to second-run/."""
+    from ..probe.refit import SECOND_RUN, put_back, training_steps
 
     path = put_back(out_dir)
     if second.outcome.status == "completed":  # it ended by itself, having trained less than before
-        made = sum(1 for s in second.steps if not s.validation)
-        how = (f"the script ran to its end after {made} step{'' if made == 1 else 's'} (its files are in "
-               f"{SECOND_RUN}/); this report is from the first run, without the profiles the second was to add "
-               f"(a script that resumes from the checkpoint its first run saved, and so trains nothing again, "
-               f"ends so)")
+        made = training_steps(second)
+        ending = f"the script ran to its end after {made} step{'' if made == 1 else 's'}"
+        cause = "a script that resumes from the checkpoint its first run saved, and so trains nothing again"
     else:
-        how = (f"{_ending(second)} (its files are in {SECOND_RUN}/); this report is from the first run, without "
-               f"the profiles the second was to add (a script that will not run twice in one folder, one that "
-               f"refuses the output folder its first run made, ends so)")
-    note = f"{ended}; a second run with windows fitted to those steps ended before measuring more: {how}"
+        ending = _ending(second)
+        cause = "a script that will not run twice in one folder, one that refuses the output folder its first run made"
+    note = (f"{ended}; a second run with windows fitted to those steps ended before measuring more: {ending} (its "
+            f"files are in {SECOND_RUN}/); this report is from the first run, without the profiles the second was "
+            f"to add ({cause}, ends so)")
     record = replace(first.record, notes=(note,) + first.record.notes)
     lost = write_record(record, path)
     return replace(first, record=record, record_path=path,

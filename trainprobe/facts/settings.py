@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..record import RunRecord
+from ..record import RunRecord, Settings
 
 __all__ = ["FAMILY", "FACTS", "compute"]
 
@@ -146,7 +146,7 @@ def _optimizer_facts(record: RunRecord) -> dict[str, object]:
     }
 
 
-def _checkpointing(s) -> dict[str, object]:
+def _checkpointing(s: Settings) -> dict[str, object]:
     framework = s.framework.settings.get("gradient_checkpointing") if s.framework is not None else None
     # (A record made before the probe counted them holds 0: only a framework's setting tells there.)
     return {"activation_checkpointing": s.recomputed_forwards > 0 or framework == "True"}

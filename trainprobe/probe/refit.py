@@ -44,6 +44,7 @@ from ..record import PHASE_WARMUP, RunRecord
 from .config import WindowPlan
 
 __all__ = ["windows_missed", "all_warmup", "batches_only", "fitted_plan", "refit", "set_aside", "second_run_lost", "put_back",
+           "training_steps",
            "FIRST_RUN", "SECOND_RUN", "MIN_STEPS_TO_FIT"]
 
 FIRST_RUN = "first-run"  # where the first run's files go, beside the second's
@@ -51,7 +52,8 @@ SECOND_RUN = "second-run"  # where a second run that measured less goes, when th
 MIN_STEPS_TO_FIT = MIN_STEADY_STEPS + 5  # a warm-up step, the steady window, 2 + 2 profiled steps
 
 
-def _training_steps(record: RunRecord) -> int:
+def training_steps(record: RunRecord) -> int:
+    """The run's training steps (validation steps left out)."""
     return sum(1 for s in record.steps if not s.validation)
 
 
@@ -148,7 +150,7 @@ def refit(record: RunRecord, plan: WindowPlan) -> Optional[WindowPlan]:
     warmup_only = all_warmup(record)
     if not (warmup_only or windows_missed(record, plan)):
         return None
-    fitted = fitted_plan(plan, _training_steps(record))
+    fitted = fitted_plan(plan, training_steps(record))
     if fitted is None or not (warmup_only or _missed(record, fitted)):
         return None  # the windows that fit are the ones the first run has already
     return fitted
@@ -160,7 +162,7 @@ def second_run_lost(first: RunRecord, second: RunRecord) -> bool:
     run left, a lock file, a port still held) or that resumes where its first run ended (a checkpoint it
     saved) gives no second measurement, and the first run stands. Only trainprobe's own stop, once the
     fitted windows are done, may end it sooner."""
-    return second.outcome.status != "stopped" and _training_steps(second) < _training_steps(first)
+    return second.outcome.status != "stopped" and training_steps(second) < training_steps(first)
 
 
 def set_aside(out_dir: Path, name: str = FIRST_RUN) -> Path:
