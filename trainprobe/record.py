@@ -38,6 +38,7 @@ __all__ = [
     "OptimizerSettings",
     "FrameworkInfo",
     "CliFlag",
+    "Padding",
     "SchedulerSettings",
     "ModelInfo",
     "Settings",
@@ -267,6 +268,21 @@ class FrameworkInfo(JsonMixin):
 
 
 @dataclass(frozen=True)
+class Padding(JsonMixin):
+    """How much of the training batches' token slots was padding, read from their attention masks (the
+    first batches of a run, probe/padding.py). A slot is one position of the batch's (rows x length)
+    token grid; padding to each batch's own longest sample would leave ``longest`` of the ``slots``."""
+
+    batches: int = 0  # training batches read
+    slots: int = 0  # rows x padded length, summed over them
+    tokens: int = 0  # real tokens (the mask's ones)
+    longest: int = 0  # rows x the batch's longest real length: the slots padding to the longest would keep
+    length: int = 0  # the longest padded length seen
+    mask: str = ""  # where the mask was read: "attention_mask", "batch[1]"
+    set_at: Optional[str] = None  # the script's call that asks for the padding (padding="max_length"): file:line
+
+
+@dataclass(frozen=True)
 class CliFlag(JsonMixin):
     """A command-line option the script's argparse parser declared, and the value it parsed."""
 
@@ -323,6 +339,7 @@ class Settings(JsonMixin):
     loop_at: Optional[str] = None  # "file.py:line" of the user's training loop (its for/while statement)
     loop_function: Optional[str] = None  # "file.py:first": the function holding that loop (its first line)
     cli_flags: tuple[CliFlag, ...] = ()  # the script's command-line options (argparse)
+    padding: Optional[Padding] = None  # the training batches' padding, where they carry an attention mask
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ import sys
 from dataclasses import dataclass
 from typing import Callable
 
-from trainprobe.record import RunRecord
+from trainprobe.record import Padding, RunRecord
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import recorded  # noqa: E402  (tests/recorded.py: recorded data, read once per session)
@@ -390,6 +390,16 @@ def _checkpointed(recomputed_per_backward: int) -> RunRecord:
     return with_settings(record, recomputed_forwards=recomputed_per_backward * record.settings.backward_calls)
 
 
+def _padded(lengths: tuple[int, ...], width: int) -> RunRecord:
+    """Eight batches of rows of these real lengths, padded to ``width``, into a 60 ms forward and backward
+    of a 64 ms step: what the probe's tally (probe/padding.py) keeps of them."""
+    rows = len(lengths)
+    padding = Padding(batches=8, slots=8 * rows * width, tokens=8 * sum(lengths), longest=8 * rows * max(lengths),
+                      length=width, mask="attention_mask", set_at="train.py:12")
+    return with_settings(with_steps(cpu_record(), forward=0.02, backward=0.04, optimizer=0.004, duration=0.064),
+                         padding=padding)
+
+
 def _leak(retained: int, storages: int) -> RunRecord:
     """Each step leaves ``retained`` bytes in ``storages`` tensors, made in the forward at the model's output
     line, called from the loop."""
@@ -459,6 +469,10 @@ CASES: dict[str, RuleCase] = {
     # Checkpointing on (4 blocks recomputed per backward): a 120 ms backward on a 40 ms forward, 40 ms beyond the
     # 80 ms twice the forward would take, with 100 MiB of activations in 20 GiB: against no checkpointing.
     "checkpointing-with-room": RuleCase(lambda: _checkpointed(4), lambda: _checkpointed(0), "info"),
+    # Rows of 20-60 tokens padded to 256: a batch padded to its longest keeps 60 of 256 slots. Against rows
+    # padded to 64 (a batch's longest, 60, keeps 94% of them).
+    "fixed-length-padding": RuleCase(lambda: _padded((20, 35, 60, 41), 256), lambda: _padded((20, 35, 60, 41), 64),
+                                     "warning"),
     "zero-grad-without-set-to-none": RuleCase(
         lambda: with_settings(cpu_record(), zero_grad_set_to_none_false=23),
         lambda: with_settings(cpu_record(), zero_grad_set_to_none_false=0), "info"),

@@ -6,6 +6,10 @@ dispatcher, autograd's engine), the loop's own Python, and taking the batch from
 (the handoff: unpickling it, mapping its shared memory). With a few samples per step the fixed cost
 can be most of the step; a larger batch pays it once for more samples. These facts combine families
 (ops, steps, input), so they are derived after them (``facts/__init__.py``).
+
+A text batch padded to a fixed length carries slots the model computes on for nothing: the padding facts
+say how many, from the batches' attention masks (probe/padding.py), and how many padding each batch to its
+own longest sample would remove.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import math
 from typing import Optional
 
 from ..record import RunRecord
+from .code import where
 
 __all__ = ["FAMILY", "FACTS", "compute", "derive", "suggest_batch_size"]
 
@@ -30,6 +35,15 @@ FACTS = {
                              "the per-sample work: samples_per_step x 10 x fixed / (step - fixed), rounded "
                              "up to a power of two, at least twice the batch and at most 256 (or twice the "
                              "batch, if larger)."),
+    "padding_share": ("share", "Share of the training batches' token slots (rows x padded length) that are "
+                      "padding, from their attention masks (the first 64 batches); None for batches without one."),
+    "padding_trim_share": ("share", "Share of those slots that padding each batch only to its own longest "
+                           "sample would remove: 1 - sum(rows x batch's longest) / slots."),
+    "padded_length": ("count", "The longest padded length of those batches (tokens per row)."),
+    "padding_mask": ("text", "Where the mask was read: a batch's 'attention_mask' or 'input_mask', or a tuple "
+                     "batch's position ('batch[1]')."),
+    "padding_at": ("text", "The script's call that asks a tokenizer for padding (padding=\"max_length\" first, "
+                   "else another padding= keyword): 'file.py:line'."),
 }
 
 # The fixed cost should become this share of the per-sample work at the suggested batch.
@@ -38,7 +52,17 @@ _MAX_SUGGESTED = 256
 
 
 def compute(record: RunRecord) -> dict[str, object]:
-    return {}  # every fact here combines other families: see derive()
+    """The padding facts; every other fact here combines other families: see derive()."""
+    padding = record.settings.padding
+    if padding is None or padding.slots <= 0:
+        return {}
+    return {
+        "padding_share": 1.0 - padding.tokens / padding.slots,
+        "padding_trim_share": 1.0 - padding.longest / padding.slots,
+        "padded_length": padding.length,
+        "padding_mask": padding.mask or None,
+        "padding_at": where(padding.set_at, record.invocation.cwd),
+    }
 
 
 def _number(values: dict[str, object], name: str) -> Optional[float]:

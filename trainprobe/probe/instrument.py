@@ -349,6 +349,8 @@ class Instrumentation:
             # batches indexed on the device, and its validation DataLoader was taken for the training one).
             # A batch fetched after a forward began (an augmentation's own loader, read inside the step)
             # does not feed the backward: the loader read before the forward stays the one it trains from.
+            if feeds_step and not auxiliary and not instr.reg.padding.done and torch.is_grad_enabled():
+                instr.reg.padding.note(batch)
             if feeds_step:
                 instr.reg.last_loader = entry if torch.is_grad_enabled() else None
                 if instr.reg.batches_fetched_by is None:

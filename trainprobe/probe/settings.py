@@ -20,6 +20,7 @@ from torch.nn.parameter import is_lazy
 
 from ..record import FrameworkInfo, LoaderSettings, ModelInfo, OptimizerSettings, SchedulerSettings, Settings
 from .sites import FlagBook, SiteBook, UserCode
+from .padding import PaddingTally, padding_call
 
 __all__ = ["Registry", "read_settings", "qualname", "unwrap_model"]
 
@@ -84,6 +85,7 @@ class Registry:
         self.loop_at: Optional[str] = None
         self.loop_function: Optional[str] = None
         self.recomputed_forwards = 0  # top-level module forwards inside backward (activation checkpointing)
+        self.padding = PaddingTally()  # the first training batches' padding (probe/padding.py)
         self.loaders: dict[int, LoaderEntry] = {}  # id(loader) -> entry
         self.optimizers: dict[int, list[Any]] = {}  # id -> [weakref, steps, last reading, built]
         self.schedulers: dict[int, list[Any]] = {}  # id -> [weakref, steps, last reading, built]
@@ -419,4 +421,5 @@ def read_settings(reg: Registry, step_boundary: Optional[str], compiled: bool) -
         loop_at=reg.loop_at,
         loop_function=reg.loop_function,
         cli_flags=tuple(reg.flags.flags.values()),
+        padding=reg.padding.result(padding_call(reg.sites.is_user.seen()) if reg.padding.batches else None),
     )

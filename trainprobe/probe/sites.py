@@ -88,6 +88,10 @@ class UserCode:
             known = self._cache[path] = self._judge(path)
         return known
 
+    def seen(self) -> list[str]:
+        """The files judged the user's so far: the script's own files whose code ran in a frame looked at."""
+        return [path for path, mine in self._cache.items() if mine]
+
     def _judge(self, path: str) -> bool:
         if not path or path == "~" or path.startswith("<") or "site-packages" in path or os.sep + "lib" + os.sep + "python" in path:
             return False

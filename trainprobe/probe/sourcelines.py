@@ -13,7 +13,7 @@ import ast
 from functools import lru_cache
 from typing import Iterable, Optional
 
-__all__ = ["enclosing_loop", "enclosing_function", "first_call", "calls_in_function", "training_after", "training_call"]
+__all__ = ["parsed", "enclosing_loop", "enclosing_function", "first_call", "calls_in_function", "training_after", "training_call"]
 
 
 @lru_cache(maxsize=64)
@@ -29,6 +29,11 @@ def _tree(path: str) -> Optional[ast.Module]:
             return ast.parse(fh.read(), filename=path)
     except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
         return None
+
+
+def parsed(path: str) -> Optional[ast.Module]:
+    """The syntax tree of a file (or a notebook's cell), None when it cannot be read or parsed."""
+    return _tree(path)
 
 
 def _called_name(node: ast.Call) -> Optional[str]:
