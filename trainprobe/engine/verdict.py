@@ -274,8 +274,9 @@ def near_peak(facts: dict[str, object]) -> bool:
     return isinstance(mfu, (int, float)) and mfu >= NEAR_PEAK
 
 
-def _compute_headline(facts: dict[str, object], minor: int = 0) -> str:
-    """``minor``: findings above info that the math outweighs; they are levers, only smaller ones."""
+def _compute_headline(facts: dict[str, object], minor: int = 0, levers: bool = False) -> str:
+    """``minor``: findings above info that the math outweighs; they are levers, only smaller ones. ``levers``:
+    findings at info promise a gain (the sentence after this one gives it), so the loop is not without one."""
     mfu = facts.get("mfu")
     device = "GPU" if facts.get("cuda_used") else "CPU"
     see = f" See the {minor} smaller finding{'s' if minor > 1 else ''} below." if minor else ""
@@ -286,7 +287,7 @@ def _compute_headline(facts: dict[str, object], minor: int = 0) -> str:
     module = _module_text(facts)
     if isinstance(mfu, (int, float)):
         return (f"The {device} is busy with the model's math, at {display.share(mfu, 1)} of "
-                f"{_peak_text(facts)}{module}; " + _levers_text(minor))
+                f"{_peak_text(facts)}{module}; " + _levers_text(minor, levers))
     why = facts.get("mfu_unknown_reason")
     tail = f" (how close to the hardware's peak is unknown: {why})" if why else ""
     if facts.get("cuda_used"):
@@ -296,9 +297,10 @@ def _compute_headline(facts: dict[str, object], minor: int = 0) -> str:
             f"in the training loop{tail}." + see)
 
 
-def _levers_text(minor: int) -> str:
+def _levers_text(minor: int, levers: bool = False) -> str:
     if not minor:
-        return "no rule found a specific lever in the training loop."
+        # Information-level findings with a gain follow: "no lever" above them would read as a contradiction.
+        return "no finding rose above information." if levers else "no rule found a specific lever in the training loop."
     return (f"the {minor} finding{'s' if minor > 1 else ''} below {'are' if minor > 1 else 'is a'} "
             f"smaller lever{'s' if minor > 1 else ''}.")
 
@@ -437,8 +439,8 @@ def make_verdict(facts: dict[str, object], ranked: list[Finding]) -> Verdict:
         headline = f"{display.share(split[largest])} of the step is {_SHARE_TEXT[largest]}"
         return Verdict(category=largest, headline=headline + _causes(ranked, largest), **common)
     minor = sum(1 for f in ranked if f.severity != "info")
-    headline = _compute_headline(facts, minor)
     best = _best_speedup(ranked)
+    headline = _compute_headline(facts, minor, levers=best is not None)
     if best:
         headline += f" The findings below could still make {_throughput(ranked, best)} up to about {display.ratio(best)} faster."
     return Verdict(category="compute", headline=headline, **common)
