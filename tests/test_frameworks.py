@@ -522,6 +522,27 @@ def test_a_library_called_inside_the_scripts_own_loop_does_not_run_it():
 
 
 @pytest.mark.slow
+def test_a_flags_fix_names_the_line_that_declares_the_flag(tmp_path):
+    """A flag-driven script's fix is its flag: the finding names the script's add_argument(...) line, where the
+    flag's default is set, as a linter would; the facts say where each flag was declared."""
+    from trainprobe.api import diagnose
+
+    script = ROOT / "tests" / "scripts" / "frameworks" / "cli_flags.py"
+    record = diagnose([str(script), "--epochs", "1"], tmp_path / "run", plan=_SHORT_WINDOWS).record
+    assert record.outcome.status in ("stopped", "completed"), record.outcome
+    facts = _facts(record)
+    declared = {name: facts[f"{name}_at"] for name in ("flag_workers", "flag_batch_size", "flag_fp16",
+                                                       "flag_channels_last")}
+    assert {name: _line(site) for name, site in declared.items()} == {
+        "flag_workers": 'parser.add_argument("-j", "--workers", default=0, type=int, help="data loading workers")',
+        "flag_batch_size": 'parser.add_argument("-b", "--batch-size", default=32, type=int)',
+        "flag_fp16": 'parser.add_argument("--amp", action="store_true", help="mixed precision")',
+        "flag_channels_last": 'parser.add_argument("--channels-last", action="store_true")'}
+    flagged = [f for f in _findings(record).values() if f.framework == "cli"]
+    assert all(f.changes_at in declared.values() for f in flagged), [(f.id, f.changes_at) for f in flagged]
+
+
+@pytest.mark.slow
 def test_a_click_commands_options_are_the_scripts_flags(tmp_path):
     """A script whose command line is a click command (typer's are click's too): its options are read from the
     command's context while the loop runs inside it, and the fixes are given as those options."""

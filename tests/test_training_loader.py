@@ -27,6 +27,17 @@ def test_a_validation_loader_under_no_grad_is_not_the_training_loader(tmp_path):
 
 
 @pytest.mark.slow
+def test_an_odes_batch_is_the_state_after_the_solvers_scalar_time(tmp_path):
+    """The model of an ODE fit is its right-hand side, func(t, y), called with the scalar time first: the batch
+    is the state after it (torchdiffeq's demo, test set 16, had no samples per step, so small-batch-overhead
+    could not judge its batch of 20)."""
+    proc, record = diagnose(tmp_path / "out", "--warmup-steps", "3", "--steps", "20", str(SCRIPTS / "ode_batches.py"))
+    assert proc.returncode == 0, proc.stderr
+    facts = {f.name: f.value for f in apply_rules(record).facts}
+    assert facts["samples_per_step"] == 16
+
+
+@pytest.mark.slow
 def test_a_librarys_own_loader_that_hands_torch_a_stand_in_is_timed(tmp_path):
     """fastai's DataLoader makes torch's loader iterators from a stand-in object, so DataLoader.__iter__
     never runs: its batches are still counted and the loop's waits for them are data waits, with the batch

@@ -290,6 +290,7 @@ class CliFlag(JsonMixin):
     dest: str = ""
     value: Optional[str] = None  # as text
     choices: tuple[str, ...] = ()  # the values it accepts, where the parser lists them (--precision amp_bf16...)
+    declared_at: Optional[str] = None  # the script's add_argument(...) line that declared it: "file.py:line"
 
 
 @dataclass(frozen=True)

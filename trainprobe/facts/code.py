@@ -255,6 +255,23 @@ def _framework_facts(record: RunRecord, cwd: str) -> dict[str, object]:
         out[f"{hook}_at"] = where(fw.hooks.get(hook), cwd)
     return out
 
+# Where each option was declared: a flag's fix changes its default there (or the command line).
+_FLAG_FACTS = (*_FLAGS, "flag_bf16", "flag_fp16")
+FACTS.update({
+    f"{fact}_at": ("text", f"The script's add_argument(...) line that declared {fact}'s option (the first, for "
+                   "an option with its value or a second option), where its default is set: 'file.py:line'.")
+    for fact in _FLAG_FACTS
+})
+
+
+def _declared_at(record: RunRecord, words: Optional[str], cwd: str) -> Optional[str]:
+    """The line that declared the option ``words`` begins with ("--precision amp_bf16" -> --precision's)."""
+    if not words:
+        return None
+    option = words.split()[0]
+    flag = next((f for f in record.settings.cli_flags if option in f.options), None)
+    return where(flag.declared_at, cwd) if flag is not None else None
+
 
 def _forward_line(model: ModelInfo, loop: Optional[str]) -> Optional[str]:
     """The loop's own line that leads to the model's first training forward: where autocast wraps the forward
@@ -288,4 +305,6 @@ def compute(record: RunRecord) -> dict[str, object]:
         out[fact] = _flag(record, dests)
     out["flag_bf16"] = _half_precision_switch(record, "bf16")
     out["flag_fp16"] = _half_precision_switch(record, "fp16")
+    for fact in _FLAG_FACTS:
+        out[f"{fact}_at"] = _declared_at(record, out[fact], cwd)  # type: ignore[arg-type]
     return out

@@ -488,6 +488,8 @@ class Instrumentation:
                     torch.nn.Module):
             if "__init__" in vars(cls):
                 self._patch(cls, "__init__", sites.wrap_init(cls, link=cls is DataLoader))
+        self._patch(argparse._ActionsContainer, "add_argument",  # pylint: disable=protected-access
+                    self.reg.flags.wrap_add(argparse._ActionsContainer.add_argument))  # pylint: disable=protected-access
         self._patch(argparse.ArgumentParser, "parse_known_args",
                     self.reg.flags.wrap(argparse.ArgumentParser.parse_known_args))
         # jsonargparse's parsers (LightningCLI, litgpt's CLI) override parse_known_args and parse through
@@ -601,6 +603,12 @@ class Instrumentation:
         if phase == "forward" and isinstance(first, torch.Tensor):
             if first.dim() >= 2:  # a 1-d input is one sample's features (an RL policy acting), not a batch
                 self.clock.note_forward_batch(first.shape[0])
+            elif first.dim() == 0 and len(args) > 1:
+                # A scalar first: the time of an ODE's right-hand side, func(t, y) (torchdiffeq, test set 16),
+                # whose batch is the state after it.
+                state = args[1]
+                if isinstance(state, torch.Tensor) and state.dim() >= 2:
+                    self.clock.note_forward_batch(state.shape[0])
             if self.census is not None:
                 self.census.note_input(first)
             if first.numel() > self._largest_input:

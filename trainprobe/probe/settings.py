@@ -80,7 +80,7 @@ class Registry:
 
     def __init__(self, is_user: Optional[UserCode] = None) -> None:
         self.sites = SiteBook(is_user or UserCode(()))  # where the script built its objects
-        self.flags = FlagBook()  # its command-line options
+        self.flags = FlagBook(self.sites.is_user)  # its command-line options
         self.framework: Optional[FrameworkInfo] = None  # read at the first optimizer step
         self.loop_at: Optional[str] = None
         self.loop_function: Optional[str] = None

@@ -532,8 +532,30 @@ class FlagBook:
     """The command-line options the script's argparse parsers (or its click command) declared, with their parsed
     values."""
 
-    def __init__(self) -> None:
+    def __init__(self, is_user: Optional[UserCode] = None) -> None:
         self.flags: dict[tuple[str, ...], CliFlag] = {}
+        self.is_user = is_user
+        # id(action) -> the script's add_argument(...) line that declared it: where a flag's default is changed.
+        self.declared: dict[int, str] = {}
+
+    def wrap_add(self, original: Callable) -> Callable:
+        """argparse's add_argument, noting the script's line that declared each option (its first frame of the
+        script's own: a library's parser, built by the library, is named by the script's call into it)."""
+        book = self
+
+        def add_argument(container, *args, **kwargs):
+            action = original(container, *args, **kwargs)
+            if book.is_user is not None and len(book.declared) < 4 * _MAX_FLAGS:
+                try:
+                    user = _first_user(sys._getframe(1), book.is_user)
+                    if user is not None:
+                        book.declared[id(action)] = f"{user.f_code.co_filename}:{user.f_lineno}"
+                except Exception:  # pylint: disable=broad-except  # a line is a nicety
+                    pass
+            return action
+
+        add_argument.__wrapped__ = original
+        return add_argument
 
     def note(self, parser: argparse.ArgumentParser, namespace: Any) -> None:
         try:
@@ -544,7 +566,8 @@ class FlagBook:
                 value = _parsed(namespace, action.dest)
                 self.flags[tuple(action.option_strings)] = CliFlag(
                     options=tuple(action.option_strings), dest=action.dest,
-                    value=None if value is None else _text(value)[:80], choices=_choices(action.choices))
+                    value=None if value is None else _text(value)[:80], choices=_choices(action.choices),
+                    declared_at=self.declared.get(id(action)))
         except Exception:  # pylint: disable=broad-except
             pass
 
