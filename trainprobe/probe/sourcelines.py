@@ -13,7 +13,7 @@ import ast
 from functools import lru_cache
 from typing import Iterable, Optional
 
-__all__ = ["parsed", "enclosing_loop", "enclosing_function", "first_call", "calls_in_function", "training_after", "training_call"]
+__all__ = ["parsed", "parameter_lines", "enclosing_loop", "enclosing_function", "first_call", "calls_in_function", "training_after", "training_call"]
 
 
 @lru_cache(maxsize=64)
@@ -34,6 +34,21 @@ def _tree(path: str) -> Optional[ast.Module]:
 def parsed(path: str) -> Optional[ast.Module]:
     """The syntax tree of a file (or a notebook's cell), None when it cannot be read or parsed."""
     return _tree(path)
+
+
+def parameter_lines(path: str, first_line: int) -> dict[str, int]:
+    """Each parameter of the function whose code starts at ``first_line`` (its def, or its first decorator),
+    with the line that declares it: where a default is set. Empty when the file cannot be read."""
+    tree = _tree(path)
+    if tree is None:
+        return {}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            starts = [node.lineno] + [d.lineno for d in node.decorator_list]
+            if first_line in starts:
+                params = [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]
+                return {arg.arg: arg.lineno for arg in params}
+    return {}
 
 
 def _called_name(node: ast.Call) -> Optional[str]:
