@@ -44,6 +44,7 @@ def test_a_run_too_short_for_the_usual_windows_gets_the_shortest_ones(steps, ste
         (1, steady, profiler, census, cprofile)
     assert plan.warmup_steps + plan.steps + plan.profiler + plan.census * plan.census_steps + plan.cprofile == steps
     assert plan.profile_max_steps == plan.cprofile_max_steps == 1 and plan.census_steps == 1
+    assert plan.peak  # the hardware's peak is measured after the run, with or without a counting step
 
 
 def test_too_few_steps_are_not_fitted():

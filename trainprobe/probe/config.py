@@ -38,6 +38,9 @@ class WindowPlan(JsonMixin):
     steady_max_seconds: float = 25.0  # very slow steps: end the window after 5 steps past this
     census: bool = True  # count one step's FLOPs, bytes and memory after warm-up, and measure the CPU's peak
     census_steps: int = 2  # two: what outlives a step shows a leak
+    # Measure the hardware's peak after the run without counting steps: a plan fitted to a short script
+    # (probe/refit.py) may have no step to spare for counting, yet the peak is the hardware's, not the steps'.
+    peak: bool = False
     profile_min_steps: int = 3
     profile_seconds: float = 1.0
     profile_max_steps: int = 20

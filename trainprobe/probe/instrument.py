@@ -908,7 +908,7 @@ class Instrumentation:
             error=self.python_window.error,
         )
         flush_stats()
-        if self.config.plan.census:
+        if self.config.plan.census or self.config.plan.peak:
             self._emit_peak()
         self.sink.emit("clock", first_activity=(self.clock.first_activity - self.config.t0)
                        if self.clock.first_activity is not None else None,
