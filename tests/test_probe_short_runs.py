@@ -108,6 +108,18 @@ def test_solo_learns_resumed_second_run_leaves_its_first_run_standing():
     assert diagnosis.verdict.category == "compute"
 
 
+def test_a_second_run_with_no_step_to_count_still_has_the_hardwares_peak():
+    """Test set 17's PyTorch-YOLOv3, run again after the fix (a review, not the held-out record): five steps of
+    7 s, a second run of warm-up 1, steady 3 and profiled 1, no counting step. The CPU's peak is measured after
+    it, so the bf16 lever its expert measured (1.76x) is judged and names the expert's line, the forward."""
+    import recorded
+    path = DATA / "real_test17" / "review" / "t17_eriklindernoren_yolov3_tiny_coco.cpu.run.json.gz"
+    record, diagnosis = recorded.diagnosed(path)
+    assert not record.compute.flops.availability.available and record.compute.peak.availability.available
+    finding = next(f for f in diagnosis.findings if f.id == "cpu-bf16-not-used")
+    assert finding.changes_at == "pytorchyolo/train.py:163" and diagnosis.verdict.category == "compute"
+
+
 @pytest.mark.slow
 def test_a_gan_of_five_iterations_is_run_again_and_judged_from_its_few_steps(tmp_path):
     """Five iterations of two optimizers end while trainprobe is still warming up: no step is 'missing'
@@ -121,6 +133,7 @@ def test_a_gan_of_five_iterations_is_run_again_and_judged_from_its_few_steps(tmp
     assert any("while trainprobe was still warming up" in note and "steady 3, torch.profiler 1" in note
                for note in record.notes), record.notes
     assert [s.phase for s in record.steps].count("steady") == 3 and record.profiler.availability.available
+    assert record.compute.peak.availability.available  # no step was left to count, but the peak is measured
     verdict = Diagnosis.load(out / "diagnosis.json").verdict
     assert "never called backward" not in verdict.headline
     assert verdict.category != "unknown", verdict.headline
