@@ -120,6 +120,18 @@ def test_a_second_run_with_no_step_to_count_still_has_the_hardwares_peak():
     assert finding.changes_at == "pytorchyolo/train.py:163" and diagnosis.verdict.category == "compute"
 
 
+def test_a_run_too_short_to_profile_does_not_claim_no_bottleneck():
+    """Test set 17's DDPM (4 steps of 7.6 s, the held-out record): too few for a profiling window beside three
+    steady steps, so no rule could read the op mix; its expert's bf16 lever went unsaid. The headline says so
+    and what would give the profile, instead of 'no significant bottleneck found'."""
+    import recorded
+    _, diagnosis = recorded.diagnosed(DATA / "real_test17" / "t17_explainingai_ddpm_mnist.cpu.run.json.gz")
+    headline = diagnosis.verdict.headline
+    assert diagnosis.verdict.category == "compute" and "no significant bottleneck" not in headline
+    assert "The script ended after 4 steps, before trainprobe could profile its ops" in headline
+    assert "run it for more steps" in headline
+
+
 @pytest.mark.slow
 def test_a_gan_of_five_iterations_is_run_again_and_judged_from_its_few_steps(tmp_path):
     """Five iterations of two optimizers end while trainprobe is still warming up: no step is 'missing'

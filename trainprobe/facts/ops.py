@@ -12,6 +12,8 @@ FAMILY = "ops"
 
 FACTS = {
     "profiler_available": ("bool", "The torch.profiler window ran and was summarized."),
+    "profiler_missed_by_end": ("bool", "The script ended by itself before the torch.profiler window (a run of a few "
+                               "steps): the facts that read the op mix are unknown for that reason, not switched off."),
     "cpu_op_time_per_step": ("s", "Self CPU time of all ops per profiled step."),
     "cuda_op_time_per_step": ("s", "Self CUDA time of all kernels per profiled step."),
     "cpu_cuda_ratio": ("x", "CPU op time over CUDA kernel time; well above 1 the GPU waits for "
@@ -157,7 +159,9 @@ def _loop_ops(record: RunRecord, step_time: object) -> dict[str, object]:
 def compute(record: RunRecord) -> dict[str, object]:
     prof = record.profiler
     if not prof.availability.available or prof.steps <= 0:
-        return {"profiler_available": False}
+        # The probe's words when the script ended first (probe/instrument.py, probe/profsummary.py).
+        ended = (prof.availability.reason or "").startswith("the script ended before the profiler window")
+        return {"profiler_available": False, "profiler_missed_by_end": ended}
     steps = prof.steps
     cuda = prof.cuda_total if "CUDA" in prof.activities or prof.cuda_total > 0 else None
     launch = None
