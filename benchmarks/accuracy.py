@@ -762,8 +762,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--corpus", type=Path, default=None,
                    help="real scripts: run them again from this folder's NAME/run.sh (default: score the recordings)")
     p.add_argument("--record", action="store_true",
-                   help="with --corpus: keep the new runs as tests/data/runs/real[_test]/NAME.cpu.run.json.gz (a set "
-                        "recorded before keeps its plain NAME.cpu.run.json)")
+                   help="with --corpus: keep the new runs as tests/data/runs/real[_test]/NAME.cpu.run.json.gz")
     p.add_argument("--ci", action="store_true", help="only the samples marked ci=True (CI's fast subset)")
     p.add_argument("--samples", default="", help="comma-separated sample names (default: all)")
     p.add_argument("--device", choices=("cpu", "gpu"), default=None, help="which expectations to score (default: detect)")

@@ -24,9 +24,17 @@ ALL_RUNS = sorted(p for p in (*RUNS_DIR.rglob("*.run.json"), *RUNS_DIR.rglob("*.
                   if not any(part.startswith("real_test") for part in p.relative_to(RUNS_DIR).parts))
 
 
+def _kept(path: Path) -> Path:
+    """``path``, or its gzipped copy where the record is kept gzipped (the held-out sets, since their plain
+    records would crowd the repository past what travels to a lent GPU machine)."""
+    path = Path(path)
+    zipped = path.with_name(path.name + ".gz")
+    return zipped if not path.exists() and zipped.exists() else path
+
+
 @functools.cache
 def load(path: Path) -> RunRecord:
-    return RunRecord.load(path)
+    return RunRecord.load(_kept(path))
 
 
 @functools.cache

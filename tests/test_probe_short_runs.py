@@ -182,7 +182,7 @@ def test_a_run_without_a_step_but_with_batches_is_run_again_taking_batches_as_st
     assert again == replace(WindowPlan(), steps_by_batches=True)
     quick = replace(first, outcome=replace(first.outcome, duration=2.0))  # 20 ms a batch: windows fitted to 100
     assert refit(quick, WindowPlan()) == replace(fitted_plan(WindowPlan(), 100), steps_by_batches=True)
-    trained = RunRecord.load(DATA / "real_test7" / "t7_gat_cora.cpu.run.json")
+    trained = RunRecord.load(DATA / "real_test7" / "t7_gat_cora.cpu.run.json.gz")
     assert batches_only(trained) is None and refit(trained, WindowPlan()) is None
 
 
@@ -211,7 +211,7 @@ def test_the_second_run_of_a_hand_written_update_reads_the_whole_set_made_again_
     steps: 94% of each iteration re-makes both one-batch image folders, the expert's 97%. The whole-set
     finding leads; more workers come after it, as information (one batch of a fresh iterator is made by
     one worker: the expert said workers would not help)."""
-    record = RunRecord.load(DATA / "real_test7" / "t7_omarsar_logreg_hymenoptera.cpu.run.json")
+    record = RunRecord.load(DATA / "real_test7" / "t7_omarsar_logreg_hymenoptera.cpu.run.json.gz")
     assert record.settings.step_boundary == "loader"
     diagnosis = apply_rules(record)
     assert diagnosis.verdict.category == "input"
