@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import argparse
 import copy
-import random
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -21,9 +19,11 @@ from pathlib import Path
 import torch
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
 sys.path.insert(0, str(ROOT / "sample_scripts"))
 
 from fixed_length_padding import WORDS, Classifier, Reviews, WordTokenizer  # noqa: E402
+from side_by_side import interleaved, summary  # noqa: E402
 
 
 def _step(model, optimizer, criterion, batch) -> float:
@@ -56,34 +56,14 @@ def main() -> None:
     trimmed = copy.deepcopy(padded)
     optimizers = [torch.optim.AdamW(m.parameters(), lr=3e-4) for m in (padded, trimmed)]
     criterion = torch.nn.CrossEntropyLoss()
-    pairs, batches = [], iter(())
-    for index in range(args.warmup + args.steps):
-        try:
-            batch = next(batches)
-        except StopIteration:
-            batches = iter(loader)
-            batch = next(batches)
-        order = [(padded, optimizers[0], batch, 0), (trimmed, optimizers[1], _trimmed(batch), 1)]
-        if index % 2:
-            order.reverse()  # neither copy always runs first
-        times = [0.0, 0.0]
-        for model, optimizer, data, slot in order:
-            times[slot] = _step(model, optimizer, criterion, data)
-        if index >= args.warmup:
-            pairs.append(tuple(times))
-
-    full = statistics.fmean(p[0] for p in pairs)
-    cut = statistics.fmean(p[1] for p in pairs)
-    rng = random.Random(0)
-    ratios = []
-    for _ in range(2000):
-        draw = [pairs[rng.randrange(len(pairs))] for _ in pairs]
-        ratios.append(sum(p[0] for p in draw) / sum(p[1] for p in draw))
-    ratios.sort()
+    pairs = interleaved(lambda batch: _step(padded, optimizers[0], criterion, batch),
+                        lambda batch: _step(trimmed, optimizers[1], criterion, _trimmed(batch)),
+                        lambda: loader, args.warmup, args.steps)
+    full, cut, speedup, low, high = summary(pairs)
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, {len(pairs)} step pairs, "
           f"batch {args.batch_size}")
     print(f"padded to 256: {full * 1e3:.1f} ms a step; cut to each batch's longest: {cut * 1e3:.1f} ms a step")
-    print(f"speed-up {full / cut:.2f}x (95% interval {ratios[50]:.2f}-{ratios[1949]:.2f})")
+    print(f"speed-up {speedup:.2f}x (95% interval {low:.2f}-{high:.2f})")
 
 
 if __name__ == "__main__":

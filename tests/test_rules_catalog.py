@@ -323,8 +323,9 @@ def _thread_advice(records):
         values = facts_by_name(compute_facts(record))
         for finding in evaluate_rules(RULES, values)[0]:
             for text in (finding.advice, finding.snippet):
-                if "num_workers=" in text:
-                    continue  # a trade of cores for workers
+                flag = values.get("flag_workers")
+                if "num_workers=" in text or (flag and f"with {flag} " in text):
+                    continue  # a trade of cores for workers (a flag-driven script's: "Run with --workers 1")
                 for n in re.findall(r"set_num_threads\((\d+)\)", text):
                     yield finding.id, int(n), values
 

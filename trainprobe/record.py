@@ -341,6 +341,7 @@ class Settings(JsonMixin):
     loop_function: Optional[str] = None  # "file.py:first": the function holding that loop (its first line)
     cli_flags: tuple[CliFlag, ...] = ()  # the script's command-line options (argparse)
     padding: Optional[Padding] = None  # the training batches' padding, where they carry an attention mask
+    attention_call_at: Optional[str] = None  # the script's scaled_dot_product_attention(...) call: "file.py:line"
 
 
 @dataclass(frozen=True)
@@ -485,6 +486,10 @@ class ProfilerSummary(JsonMixin):
     shape_flops_per_step: Optional[float] = None  # matmul/conv/attention FLOPs from recorded shapes; None without
     optimizer_kind: Optional[str] = None  # for-loop | foreach | fused, from the ops under Optimizer.step
     module_times: tuple[ModuleTime, ...] = ()  # the model's direct children (live runs mark their forwards)
+    # scaled_dot_product_attention's math path (its unfused fallback) on a CPU: its ops' time per step, forward
+    # (inclusive), and of it the matrix products' (trace/work.py); None where it did not run.
+    attention_math_time_per_step: Optional[float] = None
+    attention_math_products_per_step: Optional[float] = None
 
 
 @dataclass(frozen=True)

@@ -400,6 +400,13 @@ def _padded(lengths: tuple[int, ...], width: int) -> RunRecord:
                          padding=padding)
 
 
+def _math_attention(seconds: float, products: float) -> RunRecord:
+    """A 100 ms step whose forward (60 ms) spends ``seconds`` on scaled_dot_product_attention's math path,
+    ``products`` of it in its matrix products."""
+    record = with_steps(cpu_record(), forward=0.06, backward=0.03, optimizer=0.01, duration=0.1)
+    return with_profiler(record, attention_math_time_per_step=seconds, attention_math_products_per_step=products)
+
+
 def _leak(retained: int, storages: int) -> RunRecord:
     """Each step leaves ``retained`` bytes in ``storages`` tensors, made in the forward at the model's output
     line, called from the loop."""
@@ -473,6 +480,9 @@ CASES: dict[str, RuleCase] = {
     # padded to 64 (a batch's longest, 60, keeps 94% of them).
     "fixed-length-padding": RuleCase(lambda: _padded((20, 35, 60, 41), 256), lambda: _padded((20, 35, 60, 41), 64),
                                      "warning"),
+    # 40 ms of a 100 ms step on the math path, 5 ms of it products: against 4 ms, 1 ms of it products.
+    "attention-math-path": RuleCase(lambda: _math_attention(0.04, 0.005), lambda: _math_attention(0.004, 0.001),
+                                    "warning"),
     "zero-grad-without-set-to-none": RuleCase(
         lambda: with_settings(cpu_record(), zero_grad_set_to_none_false=23),
         lambda: with_settings(cpu_record(), zero_grad_set_to_none_false=0), "info"),

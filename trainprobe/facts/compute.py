@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Optional
 
 from ..record import RunRecord
+from .code import where
 from ._stats import mean, ratio
 from .window import mean_step_time, steady_steps
 
@@ -66,6 +67,11 @@ FACTS = {
     "top_module": ("text", "The model's child module whose forward and backward took the most time (profiled window)."),
     "top_module_share": ("share", "Its forward and backward time over the mean steady step."),
     "census_step_time": ("s", "Mean duration of the counted step(s), the counter's own cost included."),
+    "attention_math_time_per_step": ("s", "Seconds per profiled step in scaled_dot_product_attention's math path, "
+                                     "its unfused fallback (the forward, with every op it runs; a CPU run)."),
+    "attention_math_extra_per_step": ("s", "Of those, the seconds outside its matrix products: the score tensor's "
+                                      "softmax, mask and dropout, which the fused kernel does not make whole."),
+    "attention_call_at": ("text", "The script's scaled_dot_product_attention(...) call: 'file.py:line'."),
 }
 
 
@@ -135,6 +141,16 @@ def _op_kind_shares(record: RunRecord) -> dict[str, object]:
     return out
 
 
+def _attention_math(record: RunRecord) -> dict[str, object]:
+    """scaled_dot_product_attention's math path: its time, the part a fused kernel would not spend, the call."""
+    math = record.profiler.attention_math_time_per_step
+    products = record.profiler.attention_math_products_per_step or 0.0
+    at = record.settings.attention_call_at
+    return {"attention_math_time_per_step": math,
+            "attention_math_extra_per_step": max(0.0, math - products) if math is not None else None,
+            "attention_call_at": where(at, record.invocation.cwd) if at else None}
+
+
 def _top_module(record: RunRecord) -> dict[str, object]:
     modules = record.profiler.module_times
     timed = [(m.name, (m.forward_per_step or 0.0) + (m.backward_per_step or 0.0)) for m in modules]
@@ -159,6 +175,7 @@ def compute(record: RunRecord) -> dict[str, object]:
     out: dict[str, object] = {"optimizer_kind": _optimizer_kind(record)}
     out.update(_top_module(record))
     out.update(_op_kind_shares(record))
+    out.update(_attention_math(record))
     dtype = matmul_dtype(record)
     total = counted.flops if counted.availability.available else None
     out["flops_unknown_reason"] = None if total is not None else (

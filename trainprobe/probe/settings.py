@@ -21,6 +21,7 @@ from torch.nn.parameter import is_lazy
 from ..record import FrameworkInfo, LoaderSettings, ModelInfo, OptimizerSettings, SchedulerSettings, Settings
 from .sites import FlagBook, SiteBook, UserCode
 from .padding import PaddingTally, padding_call
+from .sourcelines import calls_named
 
 __all__ = ["Registry", "read_settings", "qualname", "unwrap_model"]
 
@@ -423,4 +424,5 @@ def read_settings(reg: Registry, step_boundary: Optional[str], compiled: bool) -
         loop_function=reg.loop_function,
         cli_flags=tuple(reg.flags.flags.values()),
         padding=reg.padding.result(padding_call(reg.sites.is_user.seen()) if reg.padding.batches else None),
+        attention_call_at=calls_named(reg.sites.is_user.seen(), "scaled_dot_product_attention"),
     )

@@ -13,7 +13,7 @@ import ast
 from functools import lru_cache
 from typing import Iterable, Optional
 
-__all__ = ["parsed", "parameter_lines", "enclosing_loop", "enclosing_function", "first_call", "calls_in_function", "training_after", "training_call"]
+__all__ = ["parsed", "parameter_lines", "calls_named", "enclosing_loop", "enclosing_function", "first_call", "calls_in_function", "training_after", "training_call"]
 
 
 @lru_cache(maxsize=64)
@@ -49,6 +49,29 @@ def parameter_lines(path: str, first_line: int) -> dict[str, int]:
                 params = [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]
                 return {arg.arg: arg.lineno for arg in params}
     return {}
+
+
+def calls_named(paths, name: str) -> Optional[str]:
+    """The first call of a function or method named ``name`` in ``paths`` (files whose text holds the name are
+    parsed; the rest are only read), as "path:line"; None when there is none."""
+    for path in sorted(set(paths))[:64]:
+        try:
+            from ..notebook.read import cell_python
+
+            text = cell_python(path)
+            if text is None:
+                with open(path, encoding="utf-8") as fh:
+                    text = fh.read()
+        except (OSError, UnicodeDecodeError, ValueError):
+            continue
+        if name not in text:
+            continue
+        tree = _tree(path)
+        lines = sorted(node.lineno for node in ast.walk(tree) if isinstance(node, ast.Call) and
+                       _called_name(node) == name) if tree is not None else []
+        if lines:
+            return f"{path}:{lines[0]}"
+    return None
 
 
 def _called_name(node: ast.Call) -> Optional[str]:

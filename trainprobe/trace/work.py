@@ -23,13 +23,16 @@ from .flops import CONV_OPS, SHAPE_OPS, counted_in
 from .kinds import kernel_kind, memory_bound_share, op_kind
 from .nesting import BACKWARD_NODE, MODULE_PREFIX, UNDER_LOADER, UNDER_OPTIMIZER, Nested
 
-__all__ = ["work_split"]
+__all__ = ["work_split", "MATH_ATTENTION"]
 
 _US = 1e-6
 _TOP = 15
 _OP, _RUNTIME = CPU_KINDS.index("op"), CPU_KINDS.index("runtime")
 _KERNEL = GPU_KINDS.index("kernel")
 _OPTIMIZER_STEP = "Optimizer.step"
+# scaled_dot_product_attention's unfused fallback: the score tensor made whole, then softmax, mask and dropout on it.
+# On a CPU it runs when the fused flash kernel cannot (dropout in training, some masks and dtypes).
+MATH_ATTENTION = "aten::_scaled_dot_product_attention_math"
 
 
 class _Rows:
@@ -45,6 +48,10 @@ class _Rows:
         self.forward: dict[str, float] = {}
         self.backward: dict[str, float] = {}
         self.model_kinds: dict[str, float] = {}  # the kinds outside the optimizer's step (what compiling the model fuses)
+        # scaled_dot_product_attention's math path (the unfused fallback, CPU): its ops' time, and of it the matrix
+        # products', which a fused kernel also does; the rest (the score tensor's softmax, mask, dropout) it skips.
+        self.math_attention = 0.0
+        self.math_attention_products = 0.0
 
     def add(self, row: str, kind: str, seconds: float, call, in_optimizer: bool = False) -> None:
         self.time[row] = self.time.get(row, 0.0) + seconds
@@ -89,6 +96,16 @@ def _launcher(thread: CpuThread, nd: Nested, names: list[str], i: int) -> int:
                 return p
         p = nd.parent[p]
     return -1
+
+
+def _under(thread: CpuThread, nd: Nested, names: list[str], i: int, wanted: str) -> bool:
+    """Whether event ``i`` runs inside an op named ``wanted``."""
+    p = nd.parent[i]
+    while p >= 0:
+        if names[thread.name[p]] == wanted:
+            return True
+        p = nd.parent[p]
+    return False
 
 
 def _row_of(nd: Nested, i: int) -> int:
@@ -163,6 +180,10 @@ def _cpu_work(collected: Collected, nested: dict, lo: float, hi: float, rows: _R
             rows.add(row_name, op_kind(row_name) or "other", seconds, (key, row),
                      in_optimizer=bool(nd.flags[i] & UNDER_OPTIMIZER))
             modules.add(rows, key, nd, i, seconds)
+            if name == MATH_ATTENTION:
+                rows.math_attention += (thread.end[i] - thread.ts[i]) * _US
+            elif op_kind(name) == "matmul" and _under(thread, nd, names, i, MATH_ATTENTION):
+                rows.math_attention_products += seconds
 
 
 def _gpu_work(collected: Collected, nested: dict, device: int, lo: float, hi: float, rows: _Rows,
@@ -301,4 +322,7 @@ def work_split(collected: Collected, nested: dict[tuple, Nested], device: Option
         "shape_flops_per_step": flops / n if flops is not None else None,
         "optimizer_kind": _optimizer_kind(collected, nested, lo, hi),
         "module_times": modules.times(rows, n),
+        "attention_math_time_per_step": rows.math_attention / n if device is None and rows.math_attention else None,
+        "attention_math_products_per_step": (rows.math_attention_products / n
+                                             if device is None and rows.math_attention else None),
     }, notes
