@@ -62,6 +62,8 @@ def test_batches_without_a_mask_give_none():
     random_bits = torch.tensor([[1, 0, 1, 1, 0, 1], [0, 1, 1, 0, 1, 0]])  # zeros and ones, not a run from an end
     assert find_mask((torch.randint(5, 9, (2, 6)), random_bits)) is None
     assert find_mask({"attention_mask": torch.ones(2, 6)}) is None  # float: not a mask a tokenizer makes
+    labels = torch.tensor([[257, 256, 256, 256], [257, 257, 256, 256]])  # token ids an int8 cast wraps to 1 and 0
+    assert find_mask((torch.randint(5, 9, (2, 4)), labels)) is None
 
 
 def test_the_tally_sums_the_slots_the_tokens_and_the_longest_rows():
@@ -82,12 +84,13 @@ def test_the_tally_gives_up_on_a_loader_that_never_has_a_mask():
 
 def test_the_call_that_asks_for_max_length_padding_is_named_before_another_padding_keyword(tmp_path):
     script = tmp_path / "train.py"
-    script.write_text("enc = tok(texts, padding=True)\n"
+    script.write_text("conv = nn.Conv2d(3, 8, 3, padding=1)\n"
+                      "enc = tok(texts, padding=True)\n"
                       "def tokenize(batch):\n"
                       "    return tok(batch['text'], truncation=True, padding='max_length', max_length=128)\n")
-    assert padding_call([str(script)]) == f"{script}:3"
+    assert padding_call([str(script)]) == f"{script}:4"
     other = tmp_path / "other.py"
-    other.write_text("x = 1\n")
+    other.write_text("conv = nn.Conv2d(3, 8, 3, padding=1)\n")  # a convolution's padding is not a tokenizer's
     assert padding_call([str(other)]) is None
 
 

@@ -41,8 +41,10 @@ def _grid(tensor: Any) -> bool:
 
 def _run_from_an_end(mask: torch.Tensor) -> bool:
     """Every row is ones then zeros (padding on the right) or zeros then ones (on the left), with a one."""
+    if mask.dtype != torch.bool and (int(mask.min()) < 0 or int(mask.max()) != 1):
+        return False  # checked before the narrowing cast below, which would wrap token ids (256 -> 0)
     values = mask.to(torch.int8)
-    if int(values.min()) < 0 or int(values.max()) != 1 or not bool(values.sum(dim=1).gt(0).all()):
+    if not bool(values.sum(dim=1).gt(0).all()):
         return False
     steps = values[:, 1:] - values[:, :-1]
     return bool(steps.le(0).all()) or bool(steps.ge(0).all())
@@ -110,12 +112,14 @@ class PaddingTally:
 
 
 def _asks_for_padding(call: ast.Call) -> int:
-    """2 for padding="max_length" (or pad_to_max_length=True), 1 for another padding=... keyword, else 0."""
+    """2 for padding="max_length" (or pad_to_max_length=True), 1 for a tokenizer's other padding=True or
+    padding="longest" (over a whole data set at once it pads every text to the longest), else 0: a number is a
+    convolution's padding, not a tokenizer's."""
     best = 0
     for keyword in call.keywords:
         value = keyword.value
         constant = value.value if isinstance(value, ast.Constant) else None
-        if keyword.arg == "padding":
+        if keyword.arg == "padding" and (constant is True or isinstance(constant, str)):
             best = max(best, 2 if constant == "max_length" else 1)
         elif keyword.arg == "pad_to_max_length" and constant is True:
             best = 2
