@@ -308,7 +308,9 @@ def _compute_headline(facts: dict[str, object], minor: int = 0, levers: bool = F
 def _levers_text(minor: int, levers: bool = False) -> str:
     if not minor:
         # Information-level findings with a gain follow: "no lever" above them would read as a contradiction.
-        return "no finding rose above information." if levers else "no rule found a specific lever in the training loop."
+        if levers:
+            return "no finding rose above information."
+        return "no rule found a specific lever in the training loop."
     return (f"the {minor} finding{'s' if minor > 1 else ''} below {'are' if minor > 1 else 'is a'} "
             f"smaller lever{'s' if minor > 1 else ''}.")
 

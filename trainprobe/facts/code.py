@@ -255,6 +255,7 @@ def _framework_facts(record: RunRecord, cwd: str) -> dict[str, object]:
         out[f"{hook}_at"] = where(fw.hooks.get(hook), cwd)
     return out
 
+
 # Where each option was declared: a flag's fix changes its default there (or the command line).
 _FLAG_FACTS = (*_FLAGS, "flag_bf16", "flag_fp16")
 FACTS.update({

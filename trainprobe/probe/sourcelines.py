@@ -13,7 +13,8 @@ import ast
 from functools import lru_cache
 from typing import Iterable, Optional
 
-__all__ = ["parsed", "parameter_lines", "calls_named", "enclosing_loop", "enclosing_function", "first_call", "calls_in_function", "training_after", "training_call"]
+__all__ = ["parsed", "parameter_lines", "calls_named", "enclosing_loop", "enclosing_function", "first_call",
+           "calls_in_function", "training_after", "training_call"]
 
 
 @lru_cache(maxsize=64)
@@ -51,7 +52,7 @@ def parameter_lines(path: str, first_line: int) -> dict[str, int]:
     return {}
 
 
-def calls_named(paths, name: str) -> Optional[str]:
+def calls_named(paths: Iterable[str], name: str) -> Optional[str]:
     """The first call of a function or method named ``name`` in ``paths`` (files whose text holds the name are
     parsed; the rest are only read), as "path:line"; None when there is none."""
     for path in sorted(set(paths))[:64]:
