@@ -344,13 +344,14 @@ class Instrumentation:
                 entry.first_batch_wait = wait
             if not auxiliary:  # an augmentation's noise is not samples the step trains on
                 clock.note_batch(_batch_size(batch))
+            # The first training batches' padding, where they carry an attention mask (probe/padding.py).
+            if feeds_step and not auxiliary and not instr.reg.padding.done and torch.is_grad_enabled():
+                instr.reg.padding.note(batch)
             # A batch fetched with autograd off (a validation loop under no_grad or inference_mode) feeds
             # no backward: the next backward's batch came from elsewhere (on an H200 a sample trained from
             # batches indexed on the device, and its validation DataLoader was taken for the training one).
             # A batch fetched after a forward began (an augmentation's own loader, read inside the step)
             # does not feed the backward: the loader read before the forward stays the one it trains from.
-            if feeds_step and not auxiliary and not instr.reg.padding.done and torch.is_grad_enabled():
-                instr.reg.padding.note(batch)
             if feeds_step:
                 instr.reg.last_loader = entry if torch.is_grad_enabled() else None
                 if instr.reg.batches_fetched_by is None:
