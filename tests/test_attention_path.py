@@ -59,3 +59,53 @@ def test_a_run_whose_attention_is_fused_or_absent_gets_no_finding():
                  recorded.RUNS_DIR / "clean_mlp.cpu.run.json"):
         facts, findings = _facts_and_findings(recorded.load(path))
         assert facts["attention_math_time_per_step"] is None and "attention-math-path" not in findings
+
+
+# --- nn.MultiheadAttention's weights (rules/attention-weights-returned.toml) -------------------------------------
+
+def test_multihead_attention_calls_that_make_their_weights_are_counted_timed_and_named():
+    """The planted sample's blocks call nn.MultiheadAttention with need_weights left True and discard the weights
+    (test set 17's DDPM did the same: 1.9x from passing False). No gain is shown: only the calls' time is known."""
+    record = recorded.load(recorded.RUNS_DIR / "attention_weights_returned.cpu.run.json")
+    facts, findings = _facts_and_findings(record)
+    assert facts["attention_weights_calls_per_step"] == 2  # two blocks, one call each
+    assert 0.1 < facts["attention_weights_share"] < 0.9
+    finding = findings["attention-weights-returned"]
+    sample = ROOT / "sample_scripts" / "attention_weights_returned.py"
+    assert finding.changes_at == f"sample_scripts/attention_weights_returned.py:{_line_of(sample, 'h, _ = self.attention(h, h, h)')}"
+    assert "need_weights=False" in finding.advice and finding.gain.speedup is None
+
+
+def test_a_transformer_layer_that_asks_for_no_weights_is_not_counted(tmp_path):
+    """PyTorch's own TransformerEncoderLayer passes need_weights=False; eval calls and no_grad calls are not
+    training: none of them counts. Run live under the probe's patch."""
+    import time
+
+    import torch
+
+    from trainprobe.probe.config import ChildConfig, WindowPlan
+    from trainprobe.probe.events import EventSink
+    from trainprobe.probe.instrument import Instrumentation
+
+    config = ChildConfig(out_dir=str(tmp_path), events_path=str(tmp_path / "events.jsonl"), t0=time.monotonic(),
+                         plan=WindowPlan(profiler=False, cprofile=False, census=False, full=True, max_seconds=None))
+    sink = EventSink(config.events_path)
+    instr = Instrumentation(config, sink)
+    instr.install()
+    try:
+        layer = torch.nn.TransformerEncoderLayer(16, 2, 32, batch_first=True)
+        layer(torch.randn(2, 8, 16)).sum().backward()
+        attention = torch.nn.MultiheadAttention(16, 2, batch_first=True)
+        x = torch.randn(2, 8, 16)
+        attention(x, x, x, need_weights=False)
+        with torch.no_grad():
+            attention(x, x, x)
+        attention.eval()
+        attention(x, x, x)
+        assert instr.reg.attention_weights_calls == 0
+        attention.train()
+        attention(x, x, x)
+        assert instr.reg.attention_weights_calls == 1
+    finally:
+        instr.uninstall()
+        sink.close()

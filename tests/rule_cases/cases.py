@@ -407,6 +407,18 @@ def _math_attention(seconds: float, products: float) -> RunRecord:
     return with_profiler(record, attention_math_time_per_step=seconds, attention_math_products_per_step=products)
 
 
+def _steps_time() -> float:
+    return sum(step.duration for step in cpu_record().steps if not step.validation)
+
+
+def _weights_made(seconds: float) -> RunRecord:
+    """nn.MultiheadAttention's training calls that made their weights, two a step, ``seconds`` of them in all."""
+    record = cpu_record()
+    calls = 2 * sum(1 for step in record.steps if not step.validation)
+    return with_settings(record, attention_weights_calls=calls, attention_weights_seconds=seconds,
+                         attention_weights_at="train.py:33")
+
+
 def _leak(retained: int, storages: int) -> RunRecord:
     """Each step leaves ``retained`` bytes in ``storages`` tensors, made in the forward at the model's output
     line, called from the loop."""
@@ -483,6 +495,9 @@ CASES: dict[str, RuleCase] = {
     # 40 ms of a 100 ms step on the math path, 5 ms of it products: against 4 ms, 1 ms of it products.
     "attention-math-path": RuleCase(lambda: _math_attention(0.04, 0.005), lambda: _math_attention(0.004, 0.001),
                                     "warning"),
+    # The calls take half the steps' time, against a twentieth.
+    "attention-weights-returned": RuleCase(lambda: _weights_made(0.5 * _steps_time()),
+                                           lambda: _weights_made(0.05 * _steps_time()), "info"),
     "zero-grad-without-set-to-none": RuleCase(
         lambda: with_settings(cpu_record(), zero_grad_set_to_none_false=23),
         lambda: with_settings(cpu_record(), zero_grad_set_to_none_false=0), "info"),

@@ -72,6 +72,11 @@ FACTS = {
     "attention_math_extra_per_step": ("s", "Of those, the seconds outside its matrix products: the score tensor's "
                                       "softmax, mask and dropout, which the fused kernel does not make whole."),
     "attention_call_at": ("text", "The script's scaled_dot_product_attention(...) call: 'file.py:line'."),
+    "attention_weights_calls_per_step": ("per_step", "nn.MultiheadAttention's training calls that made their attention "
+                                         "weights (need_weights=True, its default), per training step."),
+    "attention_weights_share": ("share", "Those calls' time over the training steps' time (every step of the run, "
+                                "warm-up included, on both sides)."),
+    "attention_weights_at": ("text", "The script's line that made the first such call: 'file.py:line'."),
 }
 
 
@@ -148,7 +153,20 @@ def _attention_math(record: RunRecord) -> dict[str, object]:
     at = record.settings.attention_call_at
     return {"attention_math_time_per_step": math,
             "attention_math_extra_per_step": max(0.0, math - products) if math is not None else None,
-            "attention_call_at": where(at, record.invocation.cwd) if at else None}
+            "attention_call_at": where(at, record.invocation.cwd) if at else None,
+            **_attention_weights(record)}
+
+
+def _attention_weights(record: RunRecord) -> dict[str, object]:
+    """nn.MultiheadAttention's calls that made their weights: per step, their share of the steps, the line."""
+    s = record.settings
+    training = [step for step in record.steps if not step.validation]
+    if not s.attention_weights_calls or not training:
+        return {}
+    total = sum(step.duration for step in training)
+    return {"attention_weights_calls_per_step": s.attention_weights_calls / len(training),
+            "attention_weights_share": min(1.0, s.attention_weights_seconds / total) if total > 0 else None,
+            "attention_weights_at": where(s.attention_weights_at, record.invocation.cwd)}
 
 
 def _top_module(record: RunRecord) -> dict[str, object]:

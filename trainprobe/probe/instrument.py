@@ -243,6 +243,7 @@ class Instrumentation:
         self._install_counters()
         self._install_debug_timing()
         self._install_sites()
+        self._install_attention_weights()
         if self.cuda_available:
             self._install_copies()
 
@@ -510,6 +511,33 @@ class Instrumentation:
         except Exception as exc:  # pylint: disable=broad-except  # a framework we cannot read: advice stays plain
             self.sink.emit("note", text=f"could not tell which framework runs the loop: {exc}")
             reg.framework = None
+
+    def _install_attention_weights(self) -> None:
+        """Count and time the training calls of nn.MultiheadAttention that make their attention weights
+        (need_weights=True, its default): those run the unfused path, the whole (length x length) weights made,
+        averaged over heads and returned, where need_weights=False runs scaled_dot_product_attention's fused
+        kernel. A library's own layers pass need_weights=False (TransformerEncoderLayer); a script that calls
+        the module itself often leaves the default (test set 17's DDPM: 1.9x from passing False)."""
+        instr = self
+        original = torch.nn.MultiheadAttention.forward
+
+        def forward(module, *args, **kwargs):
+            need = kwargs.get("need_weights", args[4] if len(args) > 4 else True)
+            if not (need and module.training and torch.is_grad_enabled()) or \
+                    (instr.tracing_possible and _is_compiling()):
+                return original(module, *args, **kwargs)
+            reg = instr.reg
+            if reg.attention_weights_at is None:
+                reg.attention_weights_at = called_site(sys._getframe(1), reg.sites.is_user)
+            start = time.perf_counter()
+            try:
+                return original(module, *args, **kwargs)
+            finally:
+                reg.attention_weights_calls += 1
+                reg.attention_weights_seconds += time.perf_counter() - start
+
+        forward.__wrapped__ = original
+        self._patch(torch.nn.MultiheadAttention, "forward", forward)
 
     def _install_debug_timing(self) -> None:
         """Time anomaly mode's stack capture as the step's ``debug`` part.

@@ -87,6 +87,11 @@ class Registry:
         self.loop_function: Optional[str] = None
         self.recomputed_forwards = 0  # top-level module forwards inside backward (activation checkpointing)
         self.padding = PaddingTally()  # the first training batches' padding (probe/padding.py)
+        # nn.MultiheadAttention's training calls that made their weights (need_weights=True): count, seconds, and
+        # the script's line of the first (instrument.py)
+        self.attention_weights_calls = 0
+        self.attention_weights_seconds = 0.0
+        self.attention_weights_at: Optional[str] = None
         self.loaders: dict[int, LoaderEntry] = {}  # id(loader) -> entry
         self.optimizers: dict[int, list[Any]] = {}  # id -> [weakref, steps, last reading, built]
         self.schedulers: dict[int, list[Any]] = {}  # id -> [weakref, steps, last reading, built]
@@ -425,4 +430,7 @@ def read_settings(reg: Registry, step_boundary: Optional[str], compiled: bool) -
         cli_flags=tuple(reg.flags.flags.values()),
         padding=reg.padding.result(padding_call(reg.sites.is_user.seen()) if reg.padding.batches else None),
         attention_call_at=calls_named(reg.sites.is_user.seen(), "scaled_dot_product_attention"),
+        attention_weights_calls=reg.attention_weights_calls,
+        attention_weights_seconds=reg.attention_weights_seconds,
+        attention_weights_at=reg.attention_weights_at,
     )
