@@ -23,7 +23,7 @@ from typing import Any, Iterable, Optional
 import torch
 
 from ..record import Padding
-from .sourcelines import parsed
+from .sourcelines import calls_in
 
 __all__ = ["PaddingTally", "padding_call"]
 
@@ -129,16 +129,8 @@ def _asks_for_padding(call: ast.Call) -> int:
 def padding_call(paths: Iterable[str]) -> Optional[str]:
     """The script's call that asks a tokenizer for padding, as "path:line": padding="max_length" first,
     else any other padding= keyword; None when no file of ``paths`` has one (or none can be read)."""
-    found: list[tuple[int, str, int]] = []
-    for path in sorted(set(paths))[:64]:
-        tree = parsed(path)
-        if tree is None:
-            continue
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Call):
-                rank = _asks_for_padding(node)
-                if rank:
-                    found.append((-rank, path, node.lineno))
+    found = [(-rank, path, node.lineno) for path, node in calls_in(paths, "pad")
+             if (rank := _asks_for_padding(node))]
     if not found:
         return None
     _, path, line = min(found)

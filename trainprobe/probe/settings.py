@@ -383,6 +383,7 @@ def read_settings(reg: Registry, step_boundary: Optional[str], compiled: bool) -
     distributed = bool(_safe(lambda: torch.distributed.is_available() and torch.distributed.is_initialized(), False))
     world = _safe(torch.distributed.get_world_size) if distributed else None
     backward_calls = reg.backward_calls
+    own_files = reg.sites.is_user.seen()  # where the script's own calls are looked for
     return Settings(
         dataloaders=loaders,
         optimizers=tuple(optimizers),
@@ -428,8 +429,8 @@ def read_settings(reg: Registry, step_boundary: Optional[str], compiled: bool) -
         loop_at=reg.loop_at,
         loop_function=reg.loop_function,
         cli_flags=tuple(reg.flags.flags.values()),
-        padding=reg.padding.result(padding_call(reg.sites.is_user.seen()) if reg.padding.batches else None),
-        attention_call_at=calls_named(reg.sites.is_user.seen(), "scaled_dot_product_attention"),
+        padding=reg.padding.result(padding_call(own_files) if reg.padding.batches else None),
+        attention_call_at=calls_named(own_files, "scaled_dot_product_attention"),
         attention_weights_calls=reg.attention_weights_calls,
         attention_weights_seconds=reg.attention_weights_seconds,
         attention_weights_at=reg.attention_weights_at,

@@ -546,12 +546,9 @@ class FlagBook:
         def add_argument(container, *args, **kwargs):
             action = original(container, *args, **kwargs)
             if book.is_user is not None and len(book.declared) < 4 * _MAX_FLAGS:
-                try:
-                    user = _first_user(sys._getframe(1), book.is_user)
-                    if user is not None:
-                        book.declared[id(action)] = f"{user.f_code.co_filename}:{user.f_lineno}"
-                except Exception:  # pylint: disable=broad-except  # a line is a nicety
-                    pass
+                line = called_site(sys._getframe(1), book.is_user)  # "" when no frame is the script's
+                if line:
+                    book.declared[id(action)] = line
             return action
 
         add_argument.__wrapped__ = original

@@ -11,30 +11,37 @@ from __future__ import annotations
 
 import ast
 from functools import lru_cache
-from typing import Iterable, Optional
+from typing import Iterable, Iterator, Optional
 
-__all__ = ["parsed", "parameter_lines", "calls_named", "enclosing_loop", "enclosing_function", "first_call",
+__all__ = ["parameter_lines", "calls_in", "calls_named", "enclosing_loop", "enclosing_function", "first_call",
            "calls_in_function", "training_after", "training_call"]
 
 
 @lru_cache(maxsize=64)
-def _tree(path: str) -> Optional[ast.Module]:
-    """The file's syntax tree; a notebook cell's (``<notebook>#cell-N``) from the notebook's code."""
+def _source(path: str) -> Optional[str]:
+    """The file's text; a notebook cell's (``<notebook>#cell-N``) from the notebook's code."""
     try:
         from ..notebook.read import cell_python
 
         cell = cell_python(path)
         if cell is not None:
-            return ast.parse(cell, filename=path)
+            return cell
         with open(path, encoding="utf-8") as fh:
-            return ast.parse(fh.read(), filename=path)
-    except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
+            return fh.read()
+    except (OSError, ValueError, UnicodeDecodeError):
         return None
 
 
-def parsed(path: str) -> Optional[ast.Module]:
-    """The syntax tree of a file (or a notebook's cell), None when it cannot be read or parsed."""
-    return _tree(path)
+@lru_cache(maxsize=64)
+def _tree(path: str) -> Optional[ast.Module]:
+    """The file's syntax tree (a notebook cell's too)."""
+    source = _source(path)
+    if source is None:
+        return None
+    try:
+        return ast.parse(source, filename=path)
+    except (SyntaxError, ValueError):
+        return None
 
 
 def parameter_lines(path: str, first_line: int) -> dict[str, int]:
@@ -52,27 +59,28 @@ def parameter_lines(path: str, first_line: int) -> dict[str, int]:
     return {}
 
 
-def calls_named(paths: Iterable[str], name: str) -> Optional[str]:
-    """The first call of a function or method named ``name`` in ``paths`` (files whose text holds the name are
-    parsed; the rest are only read), as "path:line"; None when there is none."""
-    for path in sorted(set(paths))[:64]:
-        try:
-            from ..notebook.read import cell_python
+_MAX_FILES = 64  # the script's own files a search reads: a project's, not a vendored library's
 
-            text = cell_python(path)
-            if text is None:
-                with open(path, encoding="utf-8") as fh:
-                    text = fh.read()
-        except (OSError, UnicodeDecodeError, ValueError):
+
+def calls_in(paths: Iterable[str], word: str) -> Iterator[tuple[str, ast.Call]]:
+    """Every call in the files of ``paths`` whose text holds ``word`` (the others are read, not parsed), file by
+    file in the paths' order, with its file."""
+    for path in sorted(set(paths))[:_MAX_FILES]:
+        source = _source(path)
+        tree = _tree(path) if source is not None and word in source else None
+        if tree is None:
             continue
-        if name not in text:
-            continue
-        tree = _tree(path)
-        lines = sorted(node.lineno for node in ast.walk(tree) if isinstance(node, ast.Call) and
-                       _called_name(node) == name) if tree is not None else []
-        if lines:
-            return f"{path}:{lines[0]}"
-    return None
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call):
+                yield path, node
+
+
+def calls_named(paths: Iterable[str], name: str) -> Optional[str]:
+    """The first call of a function or method named ``name`` in ``paths``, as "path:line"; None when there is
+    none."""
+    found = min(((path, node.lineno) for path, node in calls_in(paths, name) if _called_name(node) == name),
+                default=None)
+    return f"{found[0]}:{found[1]}" if found is not None else None
 
 
 def _called_name(node: ast.Call) -> Optional[str]:
