@@ -11,10 +11,8 @@ sample's run.
 
 from __future__ import annotations
 
-import argparse
 import copy
 import sys
-import time
 from pathlib import Path
 
 import torch
@@ -25,25 +23,17 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 sys.path.insert(0, str(ROOT / "sample_scripts"))
 
 from attention_dropout_math_path import TinyGPT, make_text  # noqa: E402
-from side_by_side import interleaved, summary  # noqa: E402
+from side_by_side import arguments, interleaved, report, timed_step  # noqa: E402
 
 
-def _step(model, optimizer, x, y) -> float:
-    start = time.perf_counter()
+def _loss(model, batch):
+    x, y = batch
     logits = model(x)
-    loss = F.cross_entropy(logits.view(-1, logits.shape[-1]), y.reshape(-1))
-    optimizer.zero_grad()
-    loss.backward()
-    optimizer.step()
-    return time.perf_counter() - start
+    return F.cross_entropy(logits.view(-1, logits.shape[-1]), y.reshape(-1))
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--steps", type=int, default=40)
-    parser.add_argument("--warmup", type=int, default=5)
-    parser.add_argument("--batch-size", type=int, default=16)
-    args = parser.parse_args()
+    args = arguments(steps=40, batch_size=16)
 
     torch.manual_seed(0)
     loader = torch.utils.data.DataLoader(make_text(1024, 256), batch_size=args.batch_size, shuffle=True,
@@ -53,13 +43,10 @@ def main() -> None:
     for block in fused.blocks:
         block.dropout = 0.0  # the fix: no dropout inside the attention call
     optimizers = [torch.optim.AdamW(m.parameters(), lr=1e-3) for m in (math_path, fused)]
-    pairs = interleaved(lambda batch: _step(math_path, optimizers[0], *batch),
-                        lambda batch: _step(fused, optimizers[1], *batch), lambda: loader, args.warmup, args.steps)
-    slow, fast, speedup, low, high = summary(pairs)
-    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, {len(pairs)} step pairs, "
-          f"batch {args.batch_size}")
-    print(f"attention dropout (math path): {slow * 1e3:.1f} ms a step; without it (fused): {fast * 1e3:.1f} ms a step")
-    print(f"speed-up {speedup:.2f}x (95% interval {low:.2f}-{high:.2f})")
+    pairs = interleaved(timed_step(optimizers[0], lambda batch: _loss(math_path, batch)),
+                        timed_step(optimizers[1], lambda batch: _loss(fused, batch)), lambda: loader, args.warmup,
+                        args.steps)
+    report(pairs, args.batch_size, "attention dropout (math path)", "without it (fused)")
 
 
 if __name__ == "__main__":

@@ -10,10 +10,8 @@ what `attention-weights-returned` (which shows the calls' time, not a gain) poin
 
 from __future__ import annotations
 
-import argparse
 import copy
 import sys
-import time
 from pathlib import Path
 
 import torch
@@ -24,7 +22,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 sys.path.insert(0, str(ROOT / "sample_scripts"))
 
 from attention_weights_returned import TinyViT, make_images  # noqa: E402
-from side_by_side import interleaved, summary  # noqa: E402
+from side_by_side import arguments, interleaved, report, timed_step  # noqa: E402
 
 
 def _without_weights(block, x):
@@ -34,21 +32,13 @@ def _without_weights(block, x):
     return x + block.mlp(block.norm2(x))
 
 
-def _step(model, optimizer, images, labels) -> float:
-    start = time.perf_counter()
-    loss = F.cross_entropy(model(images), labels)
-    optimizer.zero_grad()
-    loss.backward()
-    optimizer.step()
-    return time.perf_counter() - start
+def _loss(model, batch):
+    images, labels = batch
+    return F.cross_entropy(model(images), labels)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--steps", type=int, default=40)
-    parser.add_argument("--warmup", type=int, default=5)
-    parser.add_argument("--batch-size", type=int, default=16)
-    args = parser.parse_args()
+    args = arguments(steps=40, batch_size=16)
 
     torch.manual_seed(0)
     loader = torch.utils.data.DataLoader(make_images(1024), batch_size=args.batch_size, shuffle=True, drop_last=True)
@@ -57,13 +47,10 @@ def main() -> None:
     for block in fused.blocks:
         block.forward = lambda x, block=block: _without_weights(block, x)  # the fix, on this copy only
     optimizers = [torch.optim.AdamW(m.parameters(), lr=1e-3) for m in (weights, fused)]
-    pairs = interleaved(lambda batch: _step(weights, optimizers[0], *batch),
-                        lambda batch: _step(fused, optimizers[1], *batch), lambda: loader, args.warmup, args.steps)
-    slow, fast, speedup, low, high = summary(pairs)
-    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, {len(pairs)} step pairs, "
-          f"batch {args.batch_size}")
-    print(f"need_weights=True: {slow * 1e3:.1f} ms a step; need_weights=False: {fast * 1e3:.1f} ms a step")
-    print(f"speed-up {speedup:.2f}x (95% interval {low:.2f}-{high:.2f})")
+    pairs = interleaved(timed_step(optimizers[0], lambda batch: _loss(weights, batch)),
+                        timed_step(optimizers[1], lambda batch: _loss(fused, batch)), lambda: loader, args.warmup,
+                        args.steps)
+    report(pairs, args.batch_size, "need_weights=True", "need_weights=False")
 
 
 if __name__ == "__main__":

@@ -10,10 +10,8 @@ pairs: the measured counterpart of the estimate `fixed-length-padding` gives on 
 
 from __future__ import annotations
 
-import argparse
 import copy
 import sys
-import time
 from pathlib import Path
 
 import torch
@@ -23,16 +21,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 sys.path.insert(0, str(ROOT / "sample_scripts"))
 
 from fixed_length_padding import WORDS, Classifier, Reviews, WordTokenizer  # noqa: E402
-from side_by_side import interleaved, summary  # noqa: E402
-
-
-def _step(model, optimizer, criterion, batch) -> float:
-    start = time.perf_counter()
-    loss = criterion(model(batch["input_ids"], batch["attention_mask"]), batch["labels"])
-    optimizer.zero_grad()
-    loss.backward()
-    optimizer.step()
-    return time.perf_counter() - start
+from side_by_side import arguments, interleaved, report, timed_step  # noqa: E402
 
 
 def _trimmed(batch: dict) -> dict:
@@ -42,11 +31,7 @@ def _trimmed(batch: dict) -> dict:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--steps", type=int, default=60)
-    parser.add_argument("--warmup", type=int, default=5)
-    parser.add_argument("--batch-size", type=int, default=32)
-    args = parser.parse_args()
+    args = arguments(steps=60, batch_size=32)
 
     torch.manual_seed(0)
     tokenizer = WordTokenizer(WORDS)
@@ -56,14 +41,14 @@ def main() -> None:
     trimmed = copy.deepcopy(padded)
     optimizers = [torch.optim.AdamW(m.parameters(), lr=3e-4) for m in (padded, trimmed)]
     criterion = torch.nn.CrossEntropyLoss()
-    pairs = interleaved(lambda batch: _step(padded, optimizers[0], criterion, batch),
-                        lambda batch: _step(trimmed, optimizers[1], criterion, _trimmed(batch)),
+
+    def loss(model, batch):
+        return criterion(model(batch["input_ids"], batch["attention_mask"]), batch["labels"])
+
+    pairs = interleaved(timed_step(optimizers[0], lambda batch: loss(padded, batch)),
+                        timed_step(optimizers[1], lambda batch: loss(trimmed, _trimmed(batch))),
                         lambda: loader, args.warmup, args.steps)
-    full, cut, speedup, low, high = summary(pairs)
-    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, {len(pairs)} step pairs, "
-          f"batch {args.batch_size}")
-    print(f"padded to 256: {full * 1e3:.1f} ms a step; cut to each batch's longest: {cut * 1e3:.1f} ms a step")
-    print(f"speed-up {speedup:.2f}x (95% interval {low:.2f}-{high:.2f})")
+    report(pairs, args.batch_size, "padded to 256", "cut to each batch's longest")
 
 
 if __name__ == "__main__":
