@@ -132,6 +132,18 @@ def test_a_run_too_short_to_profile_does_not_claim_no_bottleneck():
     assert "run it for more steps" in headline
 
 
+def test_a_run_that_failed_before_its_profile_is_not_told_to_run_longer():
+    """A rank that failed at step 12 (a recorded 2-rank job) also has no op profile, but more steps are not its
+    remedy: its headline leads with the failure and does not ask for a longer run; its training steps are only
+    counted for a run that ended by itself (the solo-learn review's 6, its validation step left out)."""
+    import recorded
+    diagnosis = recorded.diagnosis_of(recorded.job("crash"))
+    assert diagnosis.verdict.headline.startswith("rank 1 failed")
+    assert "run it for more steps" not in diagnosis.verdict.headline
+    _, solo = recorded.diagnosed(DATA / "real_test16" / "review" / "t16_solo_simclr_cifar.cpu.run.json.gz")
+    assert "The script ended after 6 steps, before trainprobe could profile its ops" in solo.verdict.headline
+
+
 @pytest.mark.slow
 def test_a_gan_of_five_iterations_is_run_again_and_judged_from_its_few_steps(tmp_path):
     """Five iterations of two optimizers end while trainprobe is still warming up: no step is 'missing'

@@ -290,12 +290,11 @@ def _compute_headline(facts: dict[str, object], minor: int = 0, levers: bool = F
                 f"{_peak_text(facts)}{module}; " + _levers_text(minor, levers))
     why = facts.get("mfu_unknown_reason")
     tail = f" (how close to the hardware's peak is unknown: {why})" if why else ""
-    if facts.get("profiler_missed_by_end"):
+    steps = facts.get("unprofiled_run_steps")
+    if isinstance(steps, int):
         # No op profile: the levers that read the op mix were not judged, so "no bottleneck" would overclaim.
-        steps = facts.get("steps_recorded")
-        made = f" after {steps} steps" if isinstance(steps, int) else ""
-        return (f"The {device} is busy with the model's math{tail}. The script ended{made}, before trainprobe "
-                "could profile its ops, so the levers that read the op mix (bfloat16, torch.compile, the cost of "
+        return (f"The {device} is busy with the model's math{tail}. The script ended after {steps} steps, before "
+                "trainprobe could profile its ops, so the levers that read the op mix (bfloat16, torch.compile, the cost of "
                 "calling each op) were not judged: run it for more steps (more data or epochs) to have them "
                 "judged." + see)
     if facts.get("cuda_used"):

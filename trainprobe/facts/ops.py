@@ -12,8 +12,9 @@ FAMILY = "ops"
 
 FACTS = {
     "profiler_available": ("bool", "The torch.profiler window ran and was summarized."),
-    "profiler_missed_by_end": ("bool", "The script ended by itself before the torch.profiler window (a run of a few "
-                               "steps): the facts that read the op mix are unknown for that reason, not switched off."),
+    "unprofiled_run_steps": ("count", "The training steps of a run that ended by itself before the torch.profiler "
+                             "window (a run of a few steps): the facts that read the op mix are unknown for that "
+                             "reason, not switched off. None when the window ran, or the run ended otherwise."),
     "cpu_op_time_per_step": ("s", "Self CPU time of all ops per profiled step."),
     "cuda_op_time_per_step": ("s", "Self CUDA time of all kernels per profiled step."),
     "cpu_cuda_ratio": ("x", "CPU op time over CUDA kernel time; well above 1 the GPU waits for "
@@ -159,9 +160,12 @@ def _loop_ops(record: RunRecord, step_time: object) -> dict[str, object]:
 def compute(record: RunRecord) -> dict[str, object]:
     prof = record.profiler
     if not prof.availability.available or prof.steps <= 0:
-        # The probe's words when the script ended first (probe/instrument.py, probe/profsummary.py).
-        ended = (prof.availability.reason or "").startswith("the script ended before the profiler window")
-        return {"profiler_available": False, "profiler_missed_by_end": ended}
+        # The probe's words when the script ended first (probe/instrument.py, probe/profsummary.py), by itself: a
+        # run that failed first is said to have failed, and more steps are not its remedy.
+        ended = record.outcome.status == "completed" and \
+            (prof.availability.reason or "").startswith("the script ended before the profiler window")
+        training = sum(1 for step in record.steps if not step.validation)
+        return {"profiler_available": False, "unprofiled_run_steps": training if ended else None}
     steps = prof.steps
     cuda = prof.cuda_total if "CUDA" in prof.activities or prof.cuda_total > 0 else None
     launch = None
