@@ -5,7 +5,7 @@
 Runs each item below with ``trainprobe diagnose --json`` (its own folder under ``--out``: the run
 record, the profiler window's trace ``profile.pt.trace.json.gz``, the report), then prints one
 table: verdict, step time, achieved FLOP/s, the peak it is held against and MFU, and the
-findings. The whole campaign fits in about 9 minutes (``--seconds-per-run`` bounds each run; 15 runs of at
+findings. The whole campaign fits in about 9 minutes with ``--seconds-per-run 20`` (each run is bounded by it; 22 runs, of at
 most 35 s by default).
 Afterwards commit the folder's ``*/run.json`` gzipped (``gzip -9 -n``: the repository must stay under the
 device tool's 64 MiB, see tests/data/runs/gpu/README.md) and ``*/profile.pt.trace.json.gz`` under
@@ -65,6 +65,23 @@ ITEMS = (
          "an accelerate loop with mixed precision left off: Accelerator(mixed_precision=...)"),
     Item("cli_flags", "../tests/scripts/frameworks/cli_flags.py", (),
          "a reference-style script with --amp and -j flags left off: the flags"),
+    # A float32 language model sized to be compute-bound on a datacenter GPU, driven by each framework: mixed
+    # precision is the biggest lever, and the fix is the framework's own setting at the line that makes it.
+    Item("lightning_fp32", "../tests/scripts/frameworks/gpu_lightning_fp32.py", (),
+         "Lightning's Trainer at precision 32-true on bf16 tensor cores: Trainer(precision=...)"),
+    Item("accelerate_fp32", "../tests/scripts/frameworks/gpu_accelerate_fp32.py", (),
+         "accelerate with mixed precision off on bf16 tensor cores: Accelerator(mixed_precision=...)"),
+    Item("fabric_flag", "../tests/scripts/frameworks/gpu_fabric_flag.py", (),
+         "Fabric's precision from a --precision option left at 32-true: the option's line"),
+    Item("hf_trainer_fp32", "../tests/scripts/frameworks/gpu_hf_trainer_fp32.py", (),
+         "a GPT-2-shaped model under the Trainer with bf16 off: TrainingArguments(bf16=True)"),
+    # The attention and padding rules, made on a CPU, as a GPU runs them: the fused kernels take dropout there
+    # (no math path), while returned weights and padded tokens cost the same work.
+    Item("attention_dropout", "attention_dropout_math_path.py", (),
+         "attention dropout in SDPA: a CUDA fused kernel takes it, so no math-path finding"),
+    Item("attention_weights", "attention_weights_returned.py", (),
+         "nn.MultiheadAttention with need_weights left True: attention-weights-returned"),
+    Item("fixed_padding", "fixed_length_padding.py", (), "texts padded to max_length=256: fixed-length-padding"),
 )
 
 
