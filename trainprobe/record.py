@@ -471,6 +471,10 @@ class ProfilerSummary(JsonMixin):
     source: str = "live"  # live (the probe's window) | trace (a trace file read by `trainprobe trace`)
     gpu_busy_per_step: Optional[float] = None
     step_gpu_busy: dict[str, float] = field(default_factory=dict)  # step index -> its GPU-busy seconds
+    # The kernel time a step launches: each kernel counted in the step whose host code launched it, the
+    # median over the steps that launched any. Unlike the busy time inside each step's window, it does not
+    # depend on how far the host ran ahead of the GPU when the window opened or closed.
+    kernel_work_per_step: Optional[float] = None
     gpu_idle_by_cause: dict[str, float] = field(default_factory=dict)  # data, sync, host, launch
     device_time_by_class: dict[str, float] = field(default_factory=dict)  # compute, copy, communication (exposed)
     gpu_idle_at_step_boundaries: Optional[float] = None  # idle before a step's first work and after its last

@@ -16,7 +16,9 @@ FACTS = {
                              "window (a run of a few steps): the facts that read the op mix are unknown for that "
                              "reason, not switched off. None when the window ran, or the run ended otherwise."),
     "cpu_op_time_per_step": ("s", "Self CPU time of all ops per profiled step."),
-    "cuda_op_time_per_step": ("s", "Self CUDA time of all kernels per profiled step."),
+    "cuda_op_time_per_step": ("s", "Kernel time per step: the median over the profiled steps of the kernel time "
+                              "each launched (a kernel counted in the step whose host code launched it); in a "
+                              "record without that split, the kernels' self CUDA time over the profiled steps."),
     "cpu_cuda_ratio": ("x", "CPU op time over CUDA kernel time; well above 1 the GPU waits for "
                        "the CPU to issue work."),
     "ops_per_step": ("per_step", "aten ops per step."),
@@ -179,7 +181,11 @@ def compute(record: RunRecord) -> dict[str, object]:
         "small_op_time_share": prof.small_op_time_share,
         "profiler_available": True,
         "cpu_op_time_per_step": prof.cpu_total / steps,
-        "cuda_op_time_per_step": None if cuda is None else cuda / steps,
+        # By launch where the profile has it: a host that ran ahead of the GPU when the window opened leaves
+        # its first steps' windows with kernels launched before the window (not recorded), and a window's
+        # closing range can hold no step (a Fabric loop on an H200: 66 ms a step for 99 ms of kernels).
+        "cuda_op_time_per_step": prof.kernel_work_per_step if prof.kernel_work_per_step is not None
+        else (None if cuda is None else cuda / steps),
         "cpu_cuda_ratio": ratio(prof.cpu_total, cuda),
         "ops_per_step": prof.ops_per_step,
         "mean_op_time": ratio(prof.loop_op_time_per_step if prof.loop_op_time_per_step is not None

@@ -45,6 +45,8 @@ class DeviceSteps:
     by_class: dict[str, float] = field(default_factory=lambda: {"compute": 0.0, "copy": 0.0, "communication": 0.0})
     boundary_idle: float = 0.0  # idle before a step's first work and after its last
     per_step_busy: list[float] = field(default_factory=list)
+    # Kernel time launched in each step (by the host's launch call, not by when the kernel ran).
+    per_step_launched: list[float] = field(default_factory=list)
     communication: float = 0.0  # all communication kernel time in the steps (overlapped or not)
 
 
@@ -62,12 +64,19 @@ def device_steps(gpu: Columns, names: list[str], device: int, steps: list[tuple[
     """``calls``: correlation -> (start, end) of the host's runtime call; ``loader`` and ``syncs``: the
     main thread's DataLoader fetches and sync waits."""
     compute, copies, comms, work = [], [], [], []
+    step_starts = [lo for lo, _ in steps]
+    launched = [0.0] * len(steps)
     for i in range(len(gpu)):
         if gpu.device[i] != device:
             continue
         span = (gpu.ts[i], gpu.end[i])
         kind = gpu.kind[i]
         work.append((gpu.ts[i], gpu.end[i], gpu.correlation[i]))
+        call = calls.get(gpu.correlation[i])
+        if kind == _KERNEL and call is not None:
+            k = bisect_left(step_starts, call[0] + 1e-9) - 1  # the step whose window holds the launch call
+            if k >= 0 and call[0] < steps[k][1]:
+                launched[k] += gpu.end[i] - gpu.ts[i]
         if kind == _MEMCPY:
             copies.append(span)
         elif kind == _KERNEL and is_communication(names[gpu.name[i]]):
@@ -81,7 +90,7 @@ def device_steps(gpu: Columns, names: list[str], device: int, steps: list[tuple[
     copy_tl = Timeline(copies).minus(compute_tl)
     comm_all = Timeline(comms)
     comm_tl = comm_all.minus(Timeline(compute_tl.spans + copy_tl.spans))
-    out = DeviceSteps()
+    out = DeviceSteps(per_step_launched=launched)
     for lo, hi in steps:
         covered = busy.covered(lo, hi)
         out.busy += covered

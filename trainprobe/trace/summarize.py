@@ -414,6 +414,9 @@ def _device_summary(dev, n: int) -> dict:
     span = total if total > 0 else 1.0
     return {
         "gpu_busy_per_step": dev.busy * _US / n,
+        # A window's last range can hold no step (the profiler stopped before the next step's work), and
+        # the first steps' kernels can run after their window: the median of what each step launched.
+        "kernel_work_per_step": _median([t * _US for t in dev.per_step_launched if t > 0]),
         "gpu_idle_share": max(0.0, 1.0 - dev.busy / span),
         "gpu_idle_by_cause": {k: v * _US / n for k, v in dev.idle.items()},
         "device_time_by_class": {k: v * _US / n for k, v in dev.by_class.items()},
