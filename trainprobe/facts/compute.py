@@ -49,6 +49,12 @@ FACTS = {
                               "datasheet's on a GPU."),
     "bf16_peak_speedup": ("x", "The ceiling's bf16 FLOP/s over its fp32 FLOP/s (both measured on a CPU, from "
                           "the datasheet on a GPU): how much faster this hardware multiplies in bfloat16."),
+    "tensor_core_peak_speedup": ("x", "On a GPU, the datasheet's 16-bit tensor-core FLOP/s (bf16 where the GPU has "
+                                 "it, else fp16) over the FLOP/s its float32 matrix products run at (TF32's when "
+                                 "torch allows TF32, plain fp32's otherwise): the ceiling of what autocast gains "
+                                 "on them."),
+    "tf32_peak_speedup": ("x", "On a GPU, the datasheet's TF32 FLOP/s over its plain fp32 FLOP/s: the ceiling of "
+                          "what allowing TF32 gains on float32 matrix products."),
     "peak_outside_cores": ("count", "Cores other programs kept busy while the CPU's peak was measured (it "
                            "reads low when they did)."),
     "mfu": ("share", "Model FLOPs utilization: achieved_flops_per_s over peak_flops_per_s."),
@@ -86,6 +92,16 @@ def matmul_dtype(record: RunRecord) -> Optional[str]:
     if not by_dtype:
         return None
     return max(by_dtype, key=by_dtype.get)  # type: ignore[arg-type]
+
+
+def _tensor_core_speedups(record: RunRecord, peak) -> dict[str, object]:
+    """The datasheet's ratios that bound what mixed precision and TF32 gain on float32 products (a GPU only)."""
+    if peak.source != "datasheet" or not peak.availability.available:
+        return {"tensor_core_peak_speedup": None, "tf32_peak_speedup": None}
+    flops = peak.flops_per_s
+    half = flops.get("bf16") or flops.get("fp16")
+    return {"tensor_core_peak_speedup": ratio(half, flops.get(peak_dtype(record, "fp32") or "fp32")),
+            "tf32_peak_speedup": ratio(flops.get("tf32"), flops.get("fp32"))}
 
 
 def peak_dtype(record: RunRecord, dtype: Optional[str]) -> Optional[str]:
@@ -218,12 +234,15 @@ def compute(record: RunRecord) -> dict[str, object]:
         "peak_device": peak.device or None,
         "peak_memory_bandwidth": peak.memory_bytes_per_s if peak.availability.available else None,
         "bf16_peak_speedup": ratio(peak.flops_per_s.get("bf16"), peak.flops_per_s.get("fp32")),
+        **_tensor_core_speedups(record, peak),
         "peak_outside_cores": _outside_cores(record),
     })
     if not peak.availability.available:
         out["peak_unknown_reason"] = peak.availability.reason or "this record was made before trainprobe measured peaks"
+    elif wanted is None:
+        out["peak_unknown_reason"] = "peak unknown: the dtype of the step's products is unknown (no step was counted)"
     elif ceiling is None:
-        out["peak_unknown_reason"] = f"peak unknown: no {wanted or 'matching'} figure for {peak.device or 'this device'}"
+        out["peak_unknown_reason"] = f"peak unknown: no {wanted} figure for {peak.device or 'this device'}"
     else:
         out["peak_unknown_reason"] = None
     return out
