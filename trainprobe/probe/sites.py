@@ -28,6 +28,33 @@ __all__ = ["SiteBook", "FlagBook", "UserCode", "site", "built_site", "calling_li
 
 _OWN_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 _TORCH_PARTS = (os.sep + "torch" + os.sep,)
+# Before Python 3.13 (PEP 667) reading a running frame's f_locals writes every local into the one dict that
+# the function's own locals() returns: a function that took locals() and popped "self" from it gets it back
+# (imagen-pytorch's Unet keeps locals() to rebuild itself, and failed under trainprobe with "got multiple
+# values for argument 'self'"). Such frames are not read.
+_LOCALS_SYNC = sys.version_info < (3, 13)
+
+
+def frame_local(frame: Any, name: str) -> Any:
+    """A local of a running frame, read without changing what the function's own locals() holds; None for a
+    frame whose code calls locals() or vars() on a Python where reading would."""
+    code = frame.f_code
+    if _LOCALS_SYNC and ("locals" in code.co_names or "vars" in code.co_names):
+        return None
+    return frame.f_locals.get(name)
+
+
+def _init_of(frame: Any, obj: Any) -> bool:
+    """The frame runs an ``__init__`` of ``obj``'s class or of one of its bases (the chain of super().__init__()
+    calls that builds it), told by the code object, without reading the frame's locals."""
+    code = frame.f_code
+    if code.co_name != "__init__":
+        return False
+    for klass in type(obj).__mro__:
+        init = klass.__dict__.get("__init__")
+        if getattr(init, "__code__", None) is code:
+            return True
+    return False
 
 # Module-name prefixes of the libraries that run a training loop for the user, most specific first:
 # a Hugging Face Trainer runs on accelerate, so its frames decide before accelerate's.
@@ -150,8 +177,7 @@ def built_site(frame: Any, obj: Any, is_user: UserCode) -> tuple[Optional[str], 
     """(the user's line that built ``obj``, the library module that called the constructor when the user's
     code did not), from the frame that called the wrapped ``__init__``: the chain of ``__init__`` frames
     of ``obj`` itself (a subclass's super().__init__()) and torch's frames are skipped."""
-    while frame is not None and (_skipped(frame) or (frame.f_code.co_name == "__init__"
-                                                     and frame.f_locals.get("self") is obj)):
+    while frame is not None and (_skipped(frame) or _init_of(frame, obj)):
         frame = frame.f_back
     first, user = frame, _first_user(frame, is_user)
     if first is None:
@@ -404,7 +430,7 @@ def _cells_up_to(filename: str) -> list[str]:
 def _self_of(frames: list[Any], prefix: str, class_name: Optional[str] = None) -> Any:
     for f in frames:
         if _module(f).startswith(prefix):
-            obj = f.f_locals.get("self")
+            obj = frame_local(f, "self")
             if obj is not None and (class_name is None or any(c.__name__ == class_name for c in type(obj).__mro__)):
                 return obj
     return None
@@ -462,7 +488,7 @@ def _settings(name: str, frames: list[Any]) -> dict[str, str]:
 def _lightning_trainer(frames: list[Any]) -> Any:
     for f in frames:
         if _module(f).startswith(("lightning.pytorch.", "pytorch_lightning.")):
-            obj = f.f_locals.get("self")
+            obj = frame_local(f, "self")
             trainer = obj if type(obj).__name__ == "Trainer" else getattr(obj, "trainer", None)
             if trainer is not None and type(trainer).__name__ == "Trainer":
                 return trainer
@@ -479,7 +505,7 @@ def _fabric_precision(frames: list[Any]) -> Optional[str]:
     for f in frames:
         if not _module(f).startswith(("lightning.fabric.", "lightning_fabric.")):
             continue
-        owner = f.f_locals.get("self")
+        owner = frame_local(f, "self")
         strategy = getattr(owner, "_strategy", None) or owner
         plugin = getattr(strategy, "precision", None)
         value = getattr(plugin, "precision", plugin)  # a strategy's plugin, or the plugin's own string
@@ -617,7 +643,7 @@ class FlagBook:
         for name in names:
             if name in ("self", "cls") or len(self.flags) >= _MAX_FLAGS:
                 continue
-            value = frame.f_locals.get(name)
+            value = frame_local(frame, name)
             line = lines.get(name)
             self.flags.setdefault((f"--{name}",), CliFlag(
                 options=(f"--{name}",), dest=name, value=None if value is None else _text(value)[:80],
