@@ -342,6 +342,7 @@ class Settings(JsonMixin):
     cli_flags: tuple[CliFlag, ...] = ()  # the script's command-line options (argparse)
     padding: Optional[Padding] = None  # the training batches' padding, where they carry an attention mask
     attention_call_at: Optional[str] = None  # the script's scaled_dot_product_attention(...) call: "file.py:line"
+    cuda_autocast_at: Optional[str] = None  # the script's autocast made for CUDA (off on a CPU run): "file.py:line"
     # nn.MultiheadAttention's training calls that made their weights (need_weights=True, its default): how many,
     # their seconds in all, and the script's line that made the first (probe/instrument.py)
     attention_weights_calls: int = 0

@@ -78,6 +78,9 @@ FACTS = {
     "attention_math_extra_per_step": ("s", "Of those, the seconds outside its matrix products: the score tensor's "
                                       "softmax, mask and dropout, which the fused kernel does not make whole."),
     "attention_call_at": ("text", "The script's scaled_dot_product_attention(...) call: 'file.py:line'."),
+    "cuda_autocast_at": ("text", "On a run without CUDA, the script's autocast made for CUDA "
+                         "(torch.cuda.amp.autocast(), torch.autocast(\"cuda\")), which torch turns off there: "
+                         "'file.py:line'."),
     "attention_weights_calls_per_step": ("per_step", "nn.MultiheadAttention's training calls that made their attention "
                                          "weights (need_weights=True, its default), per training step."),
     "attention_weights_share": ("share", "Those calls' time over the training steps' time (every step of the run, "
@@ -170,6 +173,8 @@ def _attention_math(record: RunRecord) -> dict[str, object]:
     return {"attention_math_time_per_step": math,
             "attention_math_extra_per_step": max(0.0, math - products) if math is not None else None,
             "attention_call_at": where(at, record.invocation.cwd) if at else None,
+            "cuda_autocast_at": where(record.settings.cuda_autocast_at, record.invocation.cwd)
+            if record.settings.cuda_autocast_at else None,
             **_attention_weights(record)}
 
 

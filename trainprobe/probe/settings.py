@@ -21,7 +21,7 @@ from torch.nn.parameter import is_lazy
 from ..record import FrameworkInfo, LoaderSettings, ModelInfo, OptimizerSettings, SchedulerSettings, Settings
 from .sites import FlagBook, SiteBook, UserCode
 from .padding import PaddingTally, padding_call
-from .sourcelines import calls_named
+from .sourcelines import calls_named, cuda_autocast_call
 
 __all__ = ["Registry", "read_settings", "qualname", "unwrap_model"]
 
@@ -431,6 +431,7 @@ def read_settings(reg: Registry, step_boundary: Optional[str], compiled: bool) -
         cli_flags=tuple(reg.flags.flags.values()),
         padding=reg.padding.result(padding_call(own_files) if reg.padding.batches else None),
         attention_call_at=calls_named(own_files, "scaled_dot_product_attention"),
+        cuda_autocast_at=None if any(str(d).startswith("cuda") for d in devices) else cuda_autocast_call(own_files),
         attention_weights_calls=reg.attention_weights_calls,
         attention_weights_seconds=reg.attention_weights_seconds,
         attention_weights_at=reg.attention_weights_at,

@@ -83,6 +83,30 @@ def calls_named(paths: Iterable[str], name: str) -> Optional[str]:
     return f"{found[0]}:{found[1]}" if found is not None else None
 
 
+def cuda_autocast_call(paths: Iterable[str]) -> Optional[str]:
+    """The script's first autocast made for CUDA, as "path:line": torch.cuda.amp.autocast(...),
+    torch.autocast("cuda", ...) or device_type="cuda", or a bare autocast(...) in a file that imports it from
+    torch.cuda.amp. On a run without CUDA torch turns it off with a warning, and the model runs in float32."""
+    found = [(path, node.lineno) for path, node in calls_in(paths, "autocast") if _called_name(node) == "autocast"
+             and _for_cuda(node, _source(path) or "")]
+    if not found:
+        return None
+    path, line = min(found)
+    return f"{path}:{line}"
+
+
+def _for_cuda(node: ast.Call, source: str) -> bool:
+    func = node.func
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Attribute) and func.value.attr == "amp" \
+            and isinstance(func.value.value, (ast.Attribute, ast.Name)) \
+            and getattr(func.value.value, "attr", getattr(func.value.value, "id", None)) == "cuda":
+        return True  # torch.cuda.amp.autocast(...), cuda.amp.autocast(...)
+    device = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "device_type"), None)
+    if isinstance(device, ast.Constant):
+        return device.value == "cuda"
+    return isinstance(func, ast.Name) and "from torch.cuda.amp import" in source
+
+
 def _called_name(node: ast.Call) -> Optional[str]:
     func = node.func
     if isinstance(func, ast.Name):
