@@ -38,6 +38,9 @@ FACTS = {
     "arithmetic_intensity": ("x", "flops_per_step over counted_bytes_per_step: FLOPs per byte moved. Well below "
                              "the hardware's peak FLOP/s over its bandwidth, a step is bound by memory traffic."),
     "achieved_flops_per_s": ("FLOP/s", "flops_per_step over the mean steady step (step_time)."),
+    "device_step_time": ("s", "The mean steady step (step_time), or on a GPU the device's work per step "
+                         "(device_busy_per_step) where that is longer: a step takes at least the device's work, and "
+                         "a host that ran ahead of the queue times its steady steps short."),
     "peak_flops_per_s": ("FLOP/s", "The hardware's ceiling for the products' dtype: a matmul benchmark measured "
                          "on this CPU after the run, or the GPU's datasheet figure."),
     "peak_dtype": ("text", "The dtype the ceiling is for: the products' dtype, tf32 for fp32 products on a GPU "
@@ -173,8 +176,6 @@ def _attention_math(record: RunRecord) -> dict[str, object]:
     return {"attention_math_time_per_step": math,
             "attention_math_extra_per_step": max(0.0, math - products) if math is not None else None,
             "attention_call_at": where(at, record.invocation.cwd) if at else None,
-            "cuda_autocast_at": where(record.settings.cuda_autocast_at, record.invocation.cwd)
-            if record.settings.cuda_autocast_at else None,
             **_attention_weights(record)}
 
 
@@ -215,6 +216,8 @@ def compute(record: RunRecord) -> dict[str, object]:
     out.update(_top_module(record))
     out.update(_op_kind_shares(record))
     out.update(_attention_math(record))
+    autocast_at = record.settings.cuda_autocast_at
+    out["cuda_autocast_at"] = where(autocast_at, record.invocation.cwd) if autocast_at else None
     dtype = matmul_dtype(record)
     total = counted.flops if counted.availability.available else None
     out["flops_unknown_reason"] = None if total is not None else (
@@ -261,13 +264,15 @@ def achieved(values: dict[str, object]) -> dict[str, object]:
     if isinstance(samples_rate, (int, float)) and isinstance(per_sample, (int, float)):
         achieved_rate = per_sample * samples_rate  # the batches of the steady steps, not the counted one's
     device_step = values.get("device_busy_per_step")
+    # The GPU worked longer per step than the host's steady steps lasted: the host ran ahead of the queue, and
+    # the steps that caught up were left out of the steady window (an epoch's start, where validation's .item()
+    # drained it: fp32 matmuls on an H200 timed 6.1 ms a step for 8.8 ms of kernels). A step takes at least the
+    # device's work; the gains of the rules that read the GPU's work take it as their base too.
+    step_floor = max(step, device_step) if isinstance(step, (int, float)) and isinstance(device_step, (int, float)) \
+        else step
     if isinstance(achieved_rate, (int, float)) and isinstance(step, (int, float)) and step > 0 \
-            and isinstance(device_step, (int, float)) and device_step > step:
-        # The GPU worked longer per step than the host's steady steps lasted: the host ran ahead of the
-        # queue, and the steps that caught up were left out of the steady window (an epoch's start,
-        # where validation's .item() drained it: fp32 matmuls on an H200 timed 6.1 ms a step for 8.8 ms
-        # of kernels). A step takes at least the device's work.
-        achieved_rate *= step / device_step
+            and step_floor > step:
+        achieved_rate *= step / step_floor
     mfu = ratio(achieved_rate, values.get("peak_flops_per_s"))
     if mfu is not None and mfu > 1.0:
         # More than the hardware can do: the steps were timed short, not the GPU fast. A GPU runs
@@ -293,6 +298,7 @@ def achieved(values: dict[str, object]) -> dict[str, object]:
         reason = "no steady steps to time" if step is None else "unknown"
     busy = values.get("gpu_busy_share")
     while_busy = ratio(mfu, busy) if isinstance(busy, (int, float)) and busy > 0 else None
-    return {"achieved_flops_per_s": achieved_rate, "mfu": mfu, "mfu_unknown_reason": reason,
+    return {"achieved_flops_per_s": achieved_rate, "device_step_time": step_floor, "mfu": mfu,
+            "mfu_unknown_reason": reason,
             "mfu_while_busy": min(1.0, while_busy) if while_busy is not None else None}
 

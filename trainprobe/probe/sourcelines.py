@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 from functools import lru_cache
-from typing import Iterable, Iterator, Optional
+from typing import Callable, Iterable, Iterator, Optional
 
 __all__ = ["parameter_lines", "calls_in", "calls_named", "enclosing_loop", "enclosing_function", "first_call",
            "calls_in_function", "training_after", "training_call"]
@@ -75,11 +75,12 @@ def calls_in(paths: Iterable[str], word: str) -> Iterator[tuple[str, ast.Call]]:
                 yield path, node
 
 
-def calls_named(paths: Iterable[str], name: str) -> Optional[str]:
-    """The first call of a function or method named ``name`` in ``paths``, as "path:line"; None when there is
-    none."""
-    found = min(((path, node.lineno) for path, node in calls_in(paths, name) if _called_name(node) == name),
-                default=None)
+def calls_named(paths: Iterable[str], name: str,
+                accept: Callable[[str, ast.Call], bool] = lambda _path, _node: True) -> Optional[str]:
+    """The first call of a function or method named ``name`` in ``paths`` that ``accept(path, call)`` takes, as
+    "path:line"; None when there is none."""
+    found = min(((path, node.lineno) for path, node in calls_in(paths, name)
+                 if _called_name(node) == name and accept(path, node)), default=None)
     return f"{found[0]}:{found[1]}" if found is not None else None
 
 
@@ -87,12 +88,7 @@ def cuda_autocast_call(paths: Iterable[str]) -> Optional[str]:
     """The script's first autocast made for CUDA, as "path:line": torch.cuda.amp.autocast(...),
     torch.autocast("cuda", ...) or device_type="cuda", or a bare autocast(...) in a file that imports it from
     torch.cuda.amp. On a run without CUDA torch turns it off with a warning, and the model runs in float32."""
-    found = [(path, node.lineno) for path, node in calls_in(paths, "autocast") if _called_name(node) == "autocast"
-             and _for_cuda(node, _source(path) or "")]
-    if not found:
-        return None
-    path, line = min(found)
-    return f"{path}:{line}"
+    return calls_named(paths, "autocast", lambda path, node: _for_cuda(node, _source(path) or ""))
 
 
 def _for_cuda(node: ast.Call, source: str) -> bool:

@@ -166,6 +166,8 @@ class _Modules:
 
 def _cpu_work(collected: Collected, nested: dict, lo: float, hi: float, rows: _Rows, modules: _Modules) -> None:
     names = collected.names
+    # Only a trace that ran SDPA's math path has products under it: the others' matmuls need no walk up.
+    math_attention = MATH_ATTENTION in names
     for key, thread in collected.threads.items():
         nd = nested[key]
         for i in range(len(thread)):
@@ -182,7 +184,7 @@ def _cpu_work(collected: Collected, nested: dict, lo: float, hi: float, rows: _R
             modules.add(rows, key, nd, i, seconds)
             if name == MATH_ATTENTION:
                 rows.math_attention += (thread.end[i] - thread.ts[i]) * _US
-            elif op_kind(name) == "matmul" and _under(thread, nd, names, i, MATH_ATTENTION):
+            elif math_attention and op_kind(name) == "matmul" and _under(thread, nd, names, i, MATH_ATTENTION):
                 rows.math_attention_products += seconds
 
 
