@@ -24,7 +24,7 @@ SURFACE = {
                           "DdpSettings", "HostSamples", "Hotspots", "Invocation", "JobSummary", "LoaderSettings",
                           "ModelInfo", "ModuleTime", "OpStat", "OpTime", "Padding",
                           "OptimizerSettings", "Outcome", "ProcessSeries", "ProfilerSummary", "RankSummary", "RunRecord",
-                          "SCHEMA_VERSION", "Samples", "SchedulerSettings", "Settings", "Step", "TimePart",
+                          "SCHEMA_VERSION", "Samples", "SchedulerSettings", "Settings", "Step", "MicroBatch", "TimePart",
                           "WorkerStats", "Compute", "ComputePeak", "FlopCount", "OpCount", "Memory", "MemoryCensus",
                           "BlockMemory", "DeviceMemorySteps"],
     "trainprobe.jsonio": ["JsonMixin", "from_dict", "to_dict", "write_json_atomic", "write_bytes_atomic", "write_problem", "write_text_atomic"],

@@ -46,6 +46,7 @@ __all__ = [
     "DdpSettings",
     "JobSummary",
     "Step",
+    "MicroBatch",
     "OpStat",
     "OpTime",
     "ModuleTime",
@@ -392,6 +393,28 @@ class Step(JsonMixin):
     # receiving batches from workers (unpickling them, mapping their shared memory): the handoff.
     data_wait_cpu: Optional[float] = None
     data_receive: Optional[float] = None
+
+
+@dataclass(frozen=True)
+class MicroBatch(JsonMixin):
+    """One micro-batch of a step that accumulates gradients: from the step's start, or the end of the
+    last micro-batch's backward at the next batch fetched or training forward begun, to the next such
+    point or the step's end (probe/clock.py). Recorded in a run's first steps only: a run that makes too
+    few optimizer steps to judge from (three updates of 32 micro-batches each) is judged from them
+    (facts/window.py). The phases are those of :class:`Step`, in seconds; ``other`` is what no hook timed."""
+
+    step: int = 0  # the Step.index it is part of
+    start: float = 0.0
+    duration: float = 0.0
+    data_wait: float = 0.0
+    h2d: float = 0.0
+    forward: float = 0.0
+    backward: float = 0.0
+    optimizer: float = 0.0  # the update: in a step's last micro-batch only
+    zero_grad: float = 0.0
+    eval: float = 0.0
+    debug: float = 0.0
+    other: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -752,3 +775,4 @@ class RunRecord(JsonMixin):
     job: Optional[JobSummary] = None  # schema 2 jobs only (read, never written): see record_job.py
     compute: Compute = field(default_factory=Compute)  # FLOPs of a step and the hardware's ceiling (record_compute.py)
     memory: Memory = field(default_factory=Memory)  # what fills memory, and what fits (record_memory.py)
+    micro_batches: tuple[MicroBatch, ...] = ()  # of the first steps that accumulate gradients (MicroBatch)

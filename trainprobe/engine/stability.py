@@ -21,7 +21,10 @@ that 95% of the resamples reach is one whose deciding share stayed on the
 same side in 95% of them. Below ``FEWEST_STEPS`` there is no bootstrap.
 
 Only the steps are resampled: the samplers' series and the profiles describe
-the same window either way.
+the same window either way. A short run of steps split into micro-batches
+(facts/window.py: ``steady_micro_batches``) is resampled in two stages:
+steps, then each drawn step's micro-batches, summed into the step it stands
+for. Its micro-batches count toward ``FEWEST_STEPS``.
 """
 
 from __future__ import annotations
@@ -32,9 +35,9 @@ from collections import Counter
 from typing import Callable, Optional
 
 from ..facts import recompute_step_facts
-from ..facts.window import FEWEST_STEPS, steady_steps
+from ..facts.window import FEWEST_STEPS, micro_batches_of, steady_micro_batches, steady_steps
 from ..findings import Finding, Verdict
-from ..record import PHASE_STEADY, RunRecord
+from ..record import PHASE_STEADY, MicroBatch, RunRecord, Step
 
 __all__ = ["RESAMPLES", "DECISIVE", "Stability", "stability"]
 
@@ -63,9 +66,36 @@ def _resampler(record: RunRecord) -> Callable[[random.Random], RunRecord]:
     chosen = set(map(id, steady))
     kept = [s for s in record.steps if s.phase != PHASE_STEADY and id(s) not in chosen]
     ready = [dataclasses.replace(s, phase=PHASE_STEADY, epoch_start=False) for s in steady]
+    split = micro_batches_of(record, steady) if steady_micro_batches(record) else None
+    if split is not None:
+        return _micro_resampler(record, kept, ready, split)
 
     def draw(rng: random.Random) -> RunRecord:
         return dataclasses.replace(record, steps=tuple(kept + [rng.choice(ready) for _ in ready]))
+    return draw
+
+
+_MICRO_PARTS = tuple(f.name for f in dataclasses.fields(MicroBatch) if f.name not in ("step", "start"))
+
+
+def _micro_resampler(record: RunRecord, kept: list[Step], ready: list[Step],
+                     split: tuple[tuple[MicroBatch, ...], ...]) -> Callable[[random.Random], RunRecord]:
+    """Two stages: a step, then as many of its micro-batches, drawn with replacement and summed into the
+    step they stand for (its counts, batch and learning rate unchanged). Each drawn step gets an index
+    of its own, and its drawn micro-batches with it, so the resample's steps are split as the run's were."""
+    first = max((s.index for s in record.steps), default=0) + 1
+    pairs = list(zip(ready, split))
+
+    def draw(rng: random.Random) -> RunRecord:
+        steps, micros = [], []
+        for n in range(len(pairs)):
+            step, parts = rng.choice(pairs)
+            drawn = [rng.choice(parts) for _ in parts]
+            index = first + n
+            sums = {name: sum(getattr(m, name) for m in drawn) for name in _MICRO_PARTS}
+            steps.append(dataclasses.replace(step, index=index, **sums))
+            micros.extend(dataclasses.replace(m, step=index) for m in drawn)
+        return dataclasses.replace(record, steps=tuple(kept + steps), micro_batches=tuple(micros))
     return draw
 
 
@@ -108,7 +138,8 @@ def stability(record: RunRecord, values: dict[str, object], verdict: Verdict,
     and ``decide`` makes a verdict and its findings from facts (the rules and the verdict, as for the
     run itself). The findings' gains over the resamples give each gain its interval (a resample where
     a finding does not fire counts as no gain). None with too few steady steps."""
-    if len(steady_steps(record)) < FEWEST_STEPS or verdict.category == "unknown":
+    measured = max(len(steady_steps(record)), len(steady_micro_batches(record)))
+    if measured < FEWEST_STEPS or verdict.category == "unknown":
         return None
     rng = random.Random(_SEED)
     categories: Counter[str] = Counter()

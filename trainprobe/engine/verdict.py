@@ -228,11 +228,14 @@ def _thin_headline(facts: dict[str, object], steady: object) -> str:
 def _counted(facts: dict[str, object], steady: object) -> str:
     """How many steps the verdict rests on, and how many of them came from the warm-up."""
     borrowed = int(_f(facts, "steady_from_warmup"))
+    micro = int(_f(facts, "steady_micro_batches"))
+    # Steps that accumulate gradients: the micro-batches are what the resamples drew (facts/window.py).
+    split = (f", holding {micro} micro-batches of accumulated gradients, each timed" if micro else "")
     if borrowed:
         which = "a warm-up step" if borrowed == 1 else "warm-up steps"
         return (f"{steady} measured, {borrowed} of them {which} after the first, counted because the run "
-                f"was too short for a separate warm-up")
-    return f"{steady} measured after warm-up"
+                f"was too short for a separate warm-up{split}")
+    return f"{steady} measured after warm-up{split}"
 
 
 def _what_gives_enough(facts: dict[str, object]) -> str:

@@ -14,7 +14,8 @@ from operator import attrgetter
 from ..record import RunRecord, Step
 from ..vocabulary import PHASE_NAMES
 from ._stats import mean, median, percentile, ratio
-from .window import after_warmup, borrowed_warmup, mean_step_time, partial_batches, steady_steps, warmup_steps
+from .window import (after_warmup, borrowed_warmup, mean_step_time, partial_batches, steady_micro_batches, steady_steps,
+                     warmup_steps)
 
 __all__ = ["FAMILY", "FACTS", "PHASES", "compute"]
 
@@ -29,6 +30,9 @@ FACTS = {
                      "partial-batch steps left out (epoch starts are kept if they are half the window)."),
     "steady_from_warmup": ("count", "Warm-up steps counted among the steady ones because the run was too short "
                            "for a separate warm-up (all but the first; none in a run long enough)."),
+    "steady_micro_batches": ("count", "Micro-batches of the steady steps, counted when fewer than 5 steps were "
+                             "measured and each was split into the micro-batches it accumulates gradients over "
+                             "(a run of a few long updates is judged from them: facts/window.py); 0 otherwise."),
     "step_time": ("s", "Mean duration of a steady training step: the base of every share, gain and "
                   "rate trainprobe reports."),
     "step_time_median": ("s", "Median duration of a steady training step (the typical step)."),
@@ -212,6 +216,7 @@ def compute(record: RunRecord) -> dict[str, object]:
     out: dict[str, object] = {
         "steady_steps": len(steps),
         "steady_from_warmup": len(set(map(id, borrowed_warmup(record))) & set(map(id, steps))),
+        "steady_micro_batches": len(steady_micro_batches(record)),
         "step_time": base,
         "step_time_median": median(durations),
         "step_time_p90": percentile(durations, 90),

@@ -28,6 +28,14 @@ How many steps are enough: ``MIN_STEADY_STEPS`` settle any verdict; from
 ``FEWEST_STEPS`` up, the verdict stands when it is decisive, i.e. when the
 resamples of the steps reach it (engine/stability.py). Fewer are not judged.
 
+A step that accumulates gradients repeats its work once per micro-batch: a
+fine-tune of three updates of 32 micro-batches each has done the same
+forward and backward 96 times. When fewer than ``MIN_STEADY_STEPS`` steady
+steps were measured and the probe recorded their micro-batches
+(:func:`steady_micro_batches`), the micro-batches count toward
+``FEWEST_STEPS`` and are what the resamples draw (within each step); the
+verdict must still be decisive. Every figure stays per step.
+
 The base of every share and gain is the **mean** steady step
 (:func:`mean_step_time`): total time over steps, so that shares add up to the
 step, a gain in seconds per step converts to a speed-up of throughput, and
@@ -39,12 +47,12 @@ from __future__ import annotations
 
 from typing import Optional, Sequence
 
-from ..record import PHASE_CENSUS, PHASE_STEADY, PHASE_WARMUP, RunRecord, Step
+from ..record import PHASE_CENSUS, PHASE_STEADY, PHASE_WARMUP, MicroBatch, RunRecord, Step
 from ._stats import median
 
 __all__ = ["steady_steps", "warmup_steps", "after_warmup", "NOT_MEASURED", "borrowed_warmup", "steady_span",
            "in_window", "mean_step_time", "usual_batch", "partial_batches", "MIN_STEADY_STEPS", "FEWEST_STEPS",
-           "enough_steps", "firm_steps"]
+           "enough_steps", "firm_steps", "steady_micro_batches", "micro_batches_of"]
 
 # This many steady steps settle a verdict: with fewer, it stands only when it is decisive (the
 # resamples of the steps reach it: engine/stability.py), and a run too short for a separate warm-up
@@ -63,7 +71,7 @@ def enough_steps(facts: dict) -> bool:
     MIN_STEADY_STEPS must be decisive); a trace's steps are each profiled whole, kernel by kernel,
     and a trace of one step is still a measurement of it."""
     need = 1 if facts.get("from_trace") else FEWEST_STEPS
-    return (facts.get("steady_steps") or 0) >= need
+    return max(facts.get("steady_steps") or 0, facts.get("steady_micro_batches") or 0) >= need
 
 
 def firm_steps(facts: dict) -> bool:
@@ -147,6 +155,40 @@ def _steady_steps(record: RunRecord) -> tuple[Step, ...]:
     partial = set(map(id, partial_batches(steps)))
     whole = tuple(s for s in steps if id(s) not in partial)
     return whole if whole else steps
+
+
+# A step's recorded micro-batches describe it when their times add up to its own, to this fraction (the
+# clock closes the last one at the step's end, so they differ by rounding alone; a step whose split was
+# cut short does not qualify).
+_MICRO_SUM_TOLERANCE = 0.01
+
+
+def micro_batches_of(record: RunRecord, steps: Sequence[Step]) -> Optional[tuple[tuple[MicroBatch, ...], ...]]:
+    """Each of ``steps``' micro-batches (in step order), or None unless every one of them was split into
+    at least two whose durations add up to its own."""
+    if not record.micro_batches or not steps:
+        return None
+    by_step: dict[int, list[MicroBatch]] = {}
+    for micro in record.micro_batches:
+        by_step.setdefault(micro.step, []).append(micro)
+    out = []
+    for step in steps:
+        parts = by_step.get(step.index, ())
+        total = sum(p.duration for p in parts)
+        if len(parts) < 2 or abs(total - step.duration) > _MICRO_SUM_TOLERANCE * step.duration:
+            return None
+        out.append(tuple(parts))
+    return tuple(out)
+
+
+def steady_micro_batches(record: RunRecord) -> tuple[MicroBatch, ...]:
+    """The micro-batches of the steady steps, when fewer than MIN_STEADY_STEPS steps were measured and
+    each was split into micro-batches (see the module's docstring); empty otherwise."""
+    steps = steady_steps(record)
+    if len(steps) >= MIN_STEADY_STEPS:
+        return ()
+    split = micro_batches_of(record, steps)
+    return tuple(m for parts in split for m in parts) if split else ()
 
 
 def warmup_steps(record: RunRecord) -> tuple[Step, ...]:

@@ -22,6 +22,7 @@ from ..record import (
     FlopCount,
     Memory,
     MemoryCensus,
+    MicroBatch,
     Environment,
     Invocation,
     Outcome,
@@ -44,6 +45,7 @@ class ChildReport:
     """Everything the child's event stream says, grouped."""
 
     steps: list[Step] = dataclasses.field(default_factory=list)
+    micro_batches: list[MicroBatch] = dataclasses.field(default_factory=list)  # of the first steps (probe/clock.py)
     settings: Optional[Settings] = None
     profiler: Optional[ProfilerSummary] = None
     torch_env: dict[str, Any] = dataclasses.field(default_factory=dict)  # TorchFacts, read before the script
@@ -95,6 +97,11 @@ def _apply(report: ChildReport, event: dict[str, Any]) -> None:
     kind = event.pop("type", None)
     if kind == "step":
         report.steps.append(Step.from_dict(step_fields(event)))
+    elif kind == "micro":
+        try:
+            report.micro_batches.append(MicroBatch(*event["v"]))
+        except (KeyError, TypeError):  # not a micro-batch this version writes: the steps stand without it
+            pass
     elif kind == "settings":
         report.settings = Settings.from_dict(event.get("settings", {}))
     elif kind == "profiler":
@@ -238,6 +245,7 @@ def assemble_record(
         notes=tuple(notes),
         compute=_compute(child),
         memory=_memory(child, samples, outcome),
+        micro_batches=tuple(child.micro_batches),
     )
 
 

@@ -26,6 +26,15 @@ user's help. How (``unit``) is decided at the first optimizer step:
   tensors, ``WindowPlan.steps_by_batches``): the next batch of the loader
   that began the step ends it; other loaders' batches in between are part of it.
 
+**Micro-batches.** In a step that accumulates gradients (unit ``fetch``, no
+optimizer step yet), a micro-batch ends where new work begins after a
+backward: the next batch of the step's loader is fetched, or the next
+training forward begins (the Hugging Face Trainer fetches all of an update's
+batches first). The step's last micro-batch ends with it. Each is emitted as
+a ``micro`` event (record.MicroBatch), in the run's first ``MICRO_STEPS``
+steps only: they are what a run of a few long updates is judged from
+(facts/window.py), and a run long enough never needs them.
+
 Backward calls inside ``optimizer.step()`` (closure-based optimizers such
 as LBFGS, or frameworks that run the whole training step in a closure) are
 part of that optimizer step. The closure's own code, outside its forward and
@@ -44,7 +53,7 @@ from ..vocabulary import INNER_PHASE_NAMES, TIMED_PHASE_NAMES
 from .config import WindowPlan
 from .stop import ProbeStop
 
-__all__ = ["PHASES", "PhaseRanges", "StepClock"]
+__all__ = ["PHASES", "PhaseRanges", "StepClock", "MICRO_STEPS", "MICRO_CAP"]
 
 # The phases hooks time: the step's own (all but ``other``, the rest of the step, which the clock
 # computes from them) and those timed inside ``other`` (zero_grad). ``debug`` is anomaly mode's stack
@@ -53,6 +62,12 @@ __all__ = ["PHASES", "PhaseRanges", "StepClock"]
 PHASES = TIMED_PHASE_NAMES + INNER_PHASE_NAMES + ("closure",)
 # Provisional units (before the first optimizer step) give way to the final ones.
 _PROVISIONAL = ("batch", "backward")
+# Micro-batches are recorded in this many first steps (a run with more is judged by its steps), and at
+# most this many in all (a bound on the record's size).
+MICRO_STEPS = 16
+MICRO_CAP = 2048
+# A micro-batch's values, in record.MicroBatch's field order after step, start and duration.
+MICRO_PHASES = ("data_wait", "h2d", "forward", "backward", "optimizer", "zero_grad", "eval", "debug")
 _PROFILED_SLOWDOWN = 1.3  # profiled steps run this much slower, at most (torch.profiler, cProfile)
 
 
@@ -179,6 +194,14 @@ class StepClock:
         self._fetches_at_step: dict[int, int] = {}  # id(optimizer) -> fetches when it last stepped
         self._epoch_pending = False  # a DataLoader iterator was made: the next step begins an epoch
         self._lr: Optional[float] = None  # the learning rate the step's first optimizer step used
+        # The step's micro-batches (module docs): where the open one began, the phases' totals then, whether
+        # a backward has run in it, and how many of the step's are closed.
+        self._micro_start: Optional[float] = None
+        self._micro_acc: dict[str, float] = dict.fromkeys(PHASES, 0.0)
+        self._micro_backward = False
+        self._micros = 0
+        self.micros_emitted = 0
+        self._micro_on = True  # this step's micro-batches are recorded (the first MICRO_STEPS, up to MICRO_CAP)
         # What the run has shown so far.
         self.optimizer_seen = False
         self.fetch_seen = False
@@ -213,7 +236,7 @@ class StepClock:
     # -- phases -----------------------------------------------------------------
     def _start_step(self, now: float) -> None:
         """The first phase or boundary after a reset starts the step (callers check it is unset)."""
-        self._step_start = now
+        self._step_start = self._micro_start = now
         if self.first_activity is None:
             self.first_activity = now
             self._window_start = now
@@ -226,6 +249,8 @@ class StepClock:
         spent = self.now() - started
         if self._step_start is not None:
             self._step_start += spent  # the probe's own work: not part of the step
+        if self._micro_start is not None:
+            self._micro_start += spent
         self._last_probe += spent
 
     # enter/exit run several times in every step: kept to a few attribute reads each.
@@ -346,6 +371,8 @@ class StepClock:
             # script that made no step takes the next batch of the step's first loader as the boundary.
             self.unit = "loader"
             self._end_step("loader")
+        if self._micro_backward and loader is self._loader and not auxiliary:
+            self._end_micro()  # the step goes on: its next micro-batch begins with this batch
         if not self._batches:
             self._loader = loader  # the loader whose batch begins this step
         if self._epoch_pending:
@@ -361,6 +388,8 @@ class StepClock:
                 and self.unit in (None, "backward")):
             self.unit = "backward"
             self._end_step("backward")
+        elif training and self._micro_backward:
+            self._end_micro()  # batches fetched ahead (the Hugging Face Trainer): the forward begins the next one
         self._forwards += 1
         self._open_forwards += 1
 
@@ -369,16 +398,45 @@ class StepClock:
             return
         self._backwards += 1
         self._open_forwards = 0
+        self._micro_backward = self._micro_on and self.unit == "fetch" and not self._updates
         if not (self.optimizer_seen or self.fetch_seen or self.forward_seen) and self.unit in (None, "backward"):
             # No module, no optimizer, no DataLoader (math on bare tensors): nothing marks where an
             # iteration begins, so each backward ends one.
             self.unit = "backward"
             self._end_step("backward")
 
+    def _end_micro(self, now: Optional[float] = None) -> None:
+        """Close the step's open micro-batch (module docs) and begin the next one; ``now``: the step's end,
+        where the last one closes."""
+        closing = now is not None
+        if now is None:
+            now = self.now()
+        stack, acc = self._stack, self._acc
+        if stack:  # a phase still open: count its time so far where it belongs
+            acc[stack[-1]] += now - self._segment
+            self._segment = now
+        before = self._micro_acc
+        parts = [acc[p] - before[p] for p in MICRO_PHASES]
+        start = self._micro_start if self._micro_start is not None else now
+        duration = now - start
+        timed = sum(acc[p] - before[p] for p in TIMED_PHASE_NAMES)  # zero_grad is part of other, as in a step
+        self._emit("micro", v=[self.steps_emitted, start - self.t0, duration, *parts, max(0.0, duration - timed)])
+        self.micros_emitted += 1
+        self._micros += 1
+        self._micro_acc = dict(acc)
+        self._micro_backward = False
+        if not closing:  # writing the event is the probe's own work, in no micro-batch and no step
+            spent = self.now() - now
+            self._step_start += spent  # type: ignore[operator]  # a step is open: its micro-batch just ended
+            self._last_probe += spent
+            now = self._segment = now + spent
+        self._micro_start = now
+
     def on_optimizer_step(self, optimizer: object) -> None:
         """An optimizer step ended; may end the step (and raise ProbeStop)."""
         self._updates += 1
         self._open_forwards = 0
+        self._micro_backward = False  # what follows an update is no micro-batch of it (a GAN's second half)
         first = not self.optimizer_seen
         self.optimizer_seen = True
         repeated = optimizer in self._optimizers
@@ -433,6 +491,8 @@ class StepClock:
     def _close_step(self, now: float, kind: str) -> None:
         if self._stack:  # a boundary inside a phase (a fetch in a forward): close it there
             self._unwind(now)
+        if self._micros:  # the step was split into micro-batches: its last one ends with it
+            self._end_micro(now)
         duration = now - self._step_start
         acc = self._acc
         measured = sum(acc[p] for p in TIMED_PHASE_NAMES)  # zero_grad and a closure's code are part of other
@@ -463,10 +523,14 @@ class StepClock:
     def _reset(self, now: float) -> None:
         if self.ranges is not None and self.window == PHASE_PROFILED:
             self.ranges.begin_step(self.steps_emitted)  # the next step, as the trace will number it
-        self._step_start = now
+        self._step_start = self._micro_start = now
         self._segment = now
         self._stack.clear()
         self._acc = dict.fromkeys(PHASES, 0.0)
+        self._micro_acc = self._acc.copy()
+        self._micro_backward = False
+        self._micros = 0
+        self._micro_on = self.steps_emitted < MICRO_STEPS and self.micros_emitted < MICRO_CAP
         self._wait_cpu = self._receive = 0.0
         self._batches = 0
         self._samples = self._input_samples = None
@@ -493,8 +557,7 @@ class StepClock:
             self._on_window("census_step")
             if steps >= self.census_steps:
                 self._on_window("census_stop")
-                self._enter(PHASE_STEADY, now)
-                self._on_window("steady_start")
+                self._begin_steady(now)
         elif self.window == PHASE_STEADY:
             if self._aligning:
                 self._await_epoch_start(now)
@@ -628,6 +691,14 @@ class StepClock:
                     self._on_window("census_start")
                     return
             self._on_window("census_skipped")
+        self._begin_steady(now)
+
+    def _begin_steady(self, now: float) -> None:
+        """The steady window, or, in a plan of no steady steps (refit.micro_plan: two steps, the second
+        profiled and judged by its micro-batches), the windows after it at once."""
+        if self.plan.steps == 0:
+            self._next_after_steady(now)
+            return
         self._enter(PHASE_STEADY, now)
         self._on_window("steady_start")
 

@@ -917,6 +917,9 @@ class Instrumentation:
             self._stop_census()
         elif self.config.plan.census:
             self._emit_census(None, "the script ended before its counting step (the first steps after warm-up)")
+        else:  # a plan fitted to a short script's steps (probe/refit.py) that had none to spare
+            self._emit_census(None, "the run was too short to spare a step for counting them (its windows were "
+                                    "fitted to its few steps)")
         if self.profiler_window is not None:
             self._stop_profiler(self.profiler_window, step)
         self.python_window.stop(step)

@@ -16,6 +16,12 @@ then, as far as the steps allow, a one-step torch.profiler window, one counting
 step, and a one-step cProfile window (facts/window.py says when so few steps
 are enough to judge from).
 
+A run of a few long updates, each over many micro-batches (a fine-tune of
+three optimizer steps of 32 micro-batches), is judged from one step's
+micro-batches (facts/window.py), so its second run needs only one steady
+step: the others go to the windows, the torch.profiler window first
+(``micro_plan``); a run of two steps has its second profiled and judged.
+
 A script whose first run made no step at all, yet fetched DataLoader batches,
 trains by hand on bare tensors (omarsar's logistic regression, test set 7:
 ``torch.mm`` and a hand-written gradient; no backward, optimizer or
@@ -39,12 +45,12 @@ import shutil
 from pathlib import Path
 from typing import Optional
 
-from ..facts.window import FEWEST_STEPS, MIN_STEADY_STEPS
+from ..facts.window import FEWEST_STEPS, MIN_STEADY_STEPS, micro_batches_of
 from ..record import PHASE_WARMUP, RunRecord
 from .config import WindowPlan
 
 __all__ = ["windows_missed", "all_warmup", "batches_only", "fitted_plan", "refit", "set_aside", "second_run_lost", "put_back",
-           "training_steps",
+           "training_steps", "micro_plan",
            "FIRST_RUN", "SECOND_RUN", "MIN_STEPS_TO_FIT"]
 
 FIRST_RUN = "first-run"  # where the first run's files go, beside the second's
@@ -143,6 +149,31 @@ def _short_plan(plan: WindowPlan, steps: int) -> Optional[WindowPlan]:
         cprofile=cprofile, cprofile_min_steps=1, cprofile_max_steps=1, cprofile_seconds=0.0)
 
 
+def micro_plan(plan: WindowPlan, record: RunRecord) -> Optional[WindowPlan]:
+    """For a run whose steps after the first were each split into micro-batches, FEWEST_STEPS of them
+    at least: one warm-up step, then the torch.profiler window's step, then one step for each further
+    window while steps remain (a counting step, then cProfile), and the rest steady. A run of two steps
+    gets no steady step: its profiled step is the one judged (facts/window.py takes the steps after
+    warm-up when no steady one was measured), the profiler's few percent a fair price for the op mix
+    that the bfloat16 and torch.compile levers read. Only closed steps count: a window open when the
+    script ends holds no whole step. None without such a split, or with no step for the profiler."""
+    training = [s for s in record.steps if not s.validation]
+    split = micro_batches_of(record, training[1:])
+    if split is None or sum(map(len, split)) < FEWEST_STEPS:
+        return None
+    spare = len(training) - 1  # after the warm-up step
+    profiler, census, cprofile = (plan.profiler and spare >= 1, plan.census and spare >= 3,
+                                  plan.cprofile and spare >= 4)
+    if not profiler:
+        return None
+    unbounded = 1e9
+    return dataclasses.replace(
+        plan, warmup_steps=1, warmup_max_seconds=unbounded, steps=spare - profiler - census - cprofile,
+        steady_max_seconds=unbounded, census=census, census_steps=1, peak=plan.census or plan.peak,
+        profiler=profiler, profile_min_steps=1, profile_max_steps=1, profile_seconds=0.0,
+        cprofile=cprofile, cprofile_min_steps=1, cprofile_max_steps=1, cprofile_seconds=0.0)
+
+
 def refit(record: RunRecord, plan: WindowPlan) -> Optional[WindowPlan]:
     """The plan for a second run, when the first ended by itself before its windows or with only
     warm-up steps, and its steps allow one that measures more than the first did; or when it made no
@@ -155,6 +186,8 @@ def refit(record: RunRecord, plan: WindowPlan) -> Optional[WindowPlan]:
     if not (warmup_only or windows_missed(record, plan)):
         return None
     fitted = fitted_plan(plan, training_steps(record))
+    if fitted is None or not fitted.profiler:
+        fitted = micro_plan(plan, record) or fitted
     if fitted is None or not (warmup_only or _missed(record, fitted)):
         return None  # the windows that fit are the ones the first run has already
     return fitted

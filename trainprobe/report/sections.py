@@ -137,6 +137,8 @@ def verdict_section(diagnosis: Diagnosis) -> dict[str, Any]:
     borrowed = facts.get("steady_from_warmup") or 0
     counted = (f", {borrowed} of them warm-up steps counted because the run was too short for a separate warm-up"
                if borrowed else "")
+    if facts.get("steady_micro_batches"):
+        counted += f", holding {facts.get('steady_micro_batches')} micro-batches of accumulated gradients"
     numbers = [
         ("step time", display.seconds(facts.get("step_time")),
          f"mean of {steady} steady steps{counted} (the base of every share); "
