@@ -94,3 +94,25 @@ def test_anomaly_mode_a_framework_switches_on_per_step_is_found_and_fixed_in_its
     assert facts["anomaly_detection"] and facts["debug_per_step"] > 0 and facts["framework"] == "torchtnt"
     finding = next(f for f in diagnosis.findings if f.id == "debug-api-enabled")
     assert finding.framework == "torchtnt" and "AutoUnit with detect_anomaly=None" in finding.advice
+
+
+def test_near_the_fp32_peak_is_not_near_the_limit_of_a_cpu_that_multiplies_bf16_faster():
+    """MAE's pretraining (test set 18, its review run): the fp32 step runs at 78% of the CPU's measured fp32
+    peak, and this CPU multiplies bfloat16 4.4x faster. The headline said "Near this hardware's limit ...
+    Little is left to gain" above a bf16 finding worth 1.5x; the hardware's limit is its fastest precision's."""
+    from recorded import load
+    from trainprobe.engine import apply_rules
+    from trainprobe.engine.verdict import NEAR_PEAK, near_peak
+
+    record = load(Path(__file__).parent / "data" / "runs" / "real_test18" / "review"
+                  / "t18_facebookresearch_mae_pretrain.cpu.run.json.gz")
+    facts = facts_by_name(compute_facts(record))
+    assert facts["mfu"] >= NEAR_PEAK and facts["peak_dtype"] == "fp32" and facts["bf16_peak_speedup"] > 4
+    assert not near_peak(facts)
+    diagnosis = apply_rules(record)
+    headline = diagnosis.verdict.headline
+    assert "Near this hardware's limit" not in headline and "Little is left to gain" not in headline
+    assert "near what fp32 does here, but this CPU multiplies bfloat16 4.4× faster" in headline
+    assert "cpu-bf16-not-used" in [f.id for f in diagnosis.findings]
+    # Without a faster precision, the same step is near the limit.
+    assert near_peak({**facts, "bf16_peak_speedup": None}) and near_peak({**facts, "peak_dtype": "bf16"})
