@@ -113,6 +113,36 @@ def test_a_trace_cut_mid_way_is_read_up_to_the_cut(tmp_path, capsys):
     assert record.steps
 
 
+@pytest.mark.slow  # a large part of a trace read: kept out of the quick loop, run in CI
+def test_a_trace_cut_before_its_kernels_claims_nothing_from_what_it_lacks(tmp_path, capsys):
+    """The V100 ResNet trace holds its CPU ops first: cut at a third of the file, it held no kernel, and the
+    verdict was "the model trains on the CPU while 4 GPUs are available", critical. Past a cut, absence is
+    unknown: no GPU claim either way, and the headline says what the verdict rests on."""
+    data = WORKERS0.read_bytes()
+    cut = tmp_path / "cut.pt.trace.json.gz"
+    cut.write_bytes(data[: len(data) // 3])
+    code, out, err = _run(capsys, cut, "-o", tmp_path / "out", "--json")
+    assert code == 0, err
+    diagnosis = json.loads((tmp_path / "out" / "diagnosis.json").read_text())
+    ids = [f["id"] for f in diagnosis["findings"]]
+    assert "model-on-cpu-with-gpu-available" not in ids and "cpu-bf16-not-used" not in ids
+    headline = diagnosis["verdict"]["headline"]
+    assert "This trace file was cut off: The gzip stream ends early" in headline
+    assert "The CPU is busy" not in headline and "The device is busy" in headline
+    facts = {f["name"]: f["value"] for f in diagnosis["facts"]}
+    assert facts["trace_cut"] and facts["cuda_used"] is None and facts["model_on_cpu"] is None
+
+
+def test_a_trace_cut_before_its_first_step_says_so_and_not_that_a_run_failed(tmp_path, capsys):
+    cut = tmp_path / "cut.pt.trace.json.gz"
+    cut.write_bytes(WORKERS0.read_bytes()[:20000])
+    code, out, err = _run(capsys, cut, "-o", tmp_path / "out")
+    assert "could not be started" not in out + err
+    assert "The trace was cut off before its first whole step: the gzip stream ends early" in out
+    assert "No steps in the part of this trace that could be read: the file was cut off" in out
+    assert "it has no ProfilerStep#N ranges" not in out
+
+
 @pytest.mark.slow  # a whole trace read again: kept out of the quick loop, run in CI
 def test_several_files_of_one_rank_are_read_as_one(tmp_path, capsys):
     folder = tmp_path / "cycles"

@@ -16,7 +16,7 @@ from .evaluate import evaluate_rules, with_gain_interval
 from .framing import framed
 from .rulefiles import load_rules
 from .stability import DECISIVE, stability
-from .verdict import make_verdict, rank_findings, with_stability
+from .verdict import make_verdict, rank_findings, with_stability, with_trace_cut
 
 __all__ = ["apply_rules"]
 
@@ -41,7 +41,7 @@ def apply_rules(record: RunRecord, extra_rule_dirs: Sequence[Path] = (), job: Op
     try:
         verdict = make_verdict(values, ranked)
         firmness = stability(record, values, verdict, decide)
-        verdict = with_stability(verdict, firmness, values)
+        verdict = with_trace_cut(with_stability(verdict, firmness, values), values)
         if firmness is not None:  # the intervals rewrite the gains' texts: rank again to keep what ranking adds
             ranked = rank_findings([with_gain_interval(f, firmness.gains.get(f.id)) for f in ranked])
         ranked = _decisive(ranked, rules, values, firmness, verdict)

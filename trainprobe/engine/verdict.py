@@ -50,7 +50,7 @@ from .evaluate import SIGNIFICANT_GAIN
 from .stability import DECISIVE
 from ..facts.window import FEWEST_STEPS, MIN_STEADY_STEPS, enough_steps, firm_steps
 
-__all__ = ["breakdown", "rank_findings", "make_verdict", "with_stability", "near_peak", "NEAR_PEAK"]
+__all__ = ["breakdown", "rank_findings", "make_verdict", "with_stability", "with_trace_cut", "near_peak", "NEAR_PEAK"]
 
 _SHARE_TEXT = {
     "input": "spent waiting for data",
@@ -198,6 +198,11 @@ def _follow_up(finding: Finding, lead: Finding) -> Finding:
 
 
 def _no_steps_headline(facts: dict[str, object]) -> str:
+    cut = facts.get("trace_cut")
+    if facts.get("from_trace") and cut:
+        return ("No steps in the part of this trace that could be read: the file was cut off before the end of its "
+                f"first ProfilerStep#N range ({cut}). Give trainprobe the whole file (record it again if it was cut "
+                "off as it was written); the kernels and ops it holds are listed below.")
     if facts.get("from_trace"):
         return ("No steps in this trace: it has no ProfilerStep#N ranges, so one step cannot be told from the "
                 "next. Record it with torch.profiler.profile(schedule=...) and call prof.step() once per training "
@@ -295,7 +300,8 @@ def _compute_headline(facts: dict[str, object], minor: int = 0, levers: bool = F
     """``minor``: findings above info that the math outweighs; they are levers, only smaller ones. ``levers``:
     findings at info promise a gain (the sentence after this one gives it), so the loop is not without one."""
     mfu = facts.get("mfu")
-    device = "GPU" if facts.get("cuda_used") else "CPU"
+    # Neither, when a trace cut off early leaves it unknown (facts/trace.py: blank_absence).
+    device = "GPU" if facts.get("cuda_used") else "CPU" if facts.get("cpu_only") else "device"
     see = f" See the {minor} smaller finding{'s' if minor > 1 else ''} below." if minor else ""
     if near_peak(facts):
         return (f"Near this hardware's limit: the step's matrix math runs at {display.share(mfu)} of "
@@ -321,7 +327,7 @@ def _compute_headline(facts: dict[str, object], minor: int = 0, levers: bool = F
     if facts.get("cuda_used"):
         return ("The GPU is busy with the model's math (the good case): "
                 f"no significant bottleneck found{tail}." + see)
-    return ("The CPU is busy with the model's math: no significant bottleneck found "
+    return (f"The {device} is busy with the model's math: no significant bottleneck found "
             f"in the training loop{tail}." + see)
 
 
@@ -474,6 +480,16 @@ def make_verdict(facts: dict[str, object], ranked: list[Finding]) -> Verdict:
     if best:
         headline += f" The findings below could still make {_throughput(ranked, best)} up to about {display.ratio(best)} faster."
     return Verdict(category="compute", headline=headline, **common)
+
+
+def with_trace_cut(verdict: Verdict, facts: dict[str, object]) -> Verdict:
+    """A verdict on a trace file cut off early says so: it rests on the events before the cut (the no-steps
+    headline says it in its own words)."""
+    cut = facts.get("trace_cut")
+    if not cut or verdict.category == "unknown":
+        return verdict
+    return replace(verdict, headline=f"{verdict.headline} This trace file was cut off: {_sentence(cut)} It was judged "
+                                     "from the events before the cut, and what it seems to lack may lie past it.")
 
 
 def _best_speedup(findings: list[Finding]) -> Optional[float]:

@@ -19,7 +19,7 @@ from ..findings import Fact
 from ..record import RunRecord
 from . import batching, code, compute, device, gpu, host, input, job, memory, ops, parts, settings, steps
 from . import job as job_family
-from .trace import blank_unknowable, unknown_in_a_trace
+from .trace import blank_absence, blank_unknowable, unknown_in_a_trace
 from .input import fetch_uncontended, suggest_prefetch_factor, with_suggested_workers
 
 __all__ = ["FactSpec", "FACT_CATALOG", "UNKNOWN_IN_A_TRACE", "FAMILIES", "compute_facts", "facts_by_name", "recompute_step_facts"]
@@ -96,6 +96,7 @@ def _complete(values: dict[str, object], record: RunRecord) -> None:
     combine families."""
     if values.get("from_trace"):
         blank_unknowable(values, UNKNOWN_IN_A_TRACE)
+        blank_absence(values)
     values.update(_run_family(lambda _record: _derived(values), record))
 
 

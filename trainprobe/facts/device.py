@@ -21,6 +21,9 @@ __all__ = ["FAMILY", "FACTS", "compute", "exposed_copy", "steady_device"]
 FAMILY = "device"
 
 FACTS = {
+    "trace_cut": ("text", "How the trace file ended early ('the gzip stream ends early (the file was cut off): read "
+                  "18,294 events; the rest of the trace is lost'): it is judged from the events before the cut, and "
+                  "what it seems to lack may lie past it. None for a whole trace or a live run."),
     "from_trace": ("bool", "The record was read from a torch.profiler trace file (`trainprobe trace`), "
                    "not measured by running the script: settings the trace does not hold are unknown."),
     "device_timeline_available": ("bool", "The profile holds the device's timeline (kernels, copies, "
@@ -76,6 +79,8 @@ def _share(seconds: object, base: object) -> object:
 def compute(record: RunRecord) -> dict[str, object]:
     prof = record.profiler
     out: dict[str, object] = {"from_trace": prof.source == "trace"}
+    cut = record.invocation.options.get("cut") if out["from_trace"] else None
+    out["trace_cut"] = str(cut) if cut else None
     timeline = bool(prof.availability.available and prof.steps and prof.gpu_busy_per_step is not None)
     out["device_timeline_available"] = timeline
     if not timeline:

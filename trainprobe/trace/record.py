@@ -123,6 +123,7 @@ def record_from_digest(result: TraceDigest, meta: TraceMeta, files: Sequence[Pat
         notes.append(f"{files[0]}: {meta.truncated}")
     status = "completed" if summary.availability.available else "not_started"
     reason = ("read from a torch.profiler trace" if summary.availability.available
+              else f"the trace was cut off before its first whole step: {meta.truncated}" if meta.truncated
               else f"the trace could not be split into steps: {summary.availability.reason}")
     steps = result.steps
     return RunRecord(
@@ -130,7 +131,10 @@ def record_from_digest(result: TraceDigest, meta: TraceMeta, files: Sequence[Pat
             command_line="trainprobe trace " + " ".join(str(f) for f in files),
             cwd=str(Path.cwd()), trainprobe_version=__version__,
             options={"source": "trace", "files": [str(f) for f in files],
-                     "rank": _rank_of(meta), "trace_name": meta.trace_name}),
+                     "rank": _rank_of(meta), "trace_name": meta.trace_name,
+                     # A file cut off (a partial copy, a full disk): what was read, and what lies past the cut is
+                     # unknown (facts/trace.py: blank_absence).
+                     **({"cut": meta.truncated} if meta.truncated else {})}),
         environment=Environment(cuda_available=bool(gpus) or result.device is not None, gpu_count=len(gpus),
                                 gpus=gpus),
         settings=_settings(result, meta),
