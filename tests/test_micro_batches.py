@@ -109,12 +109,37 @@ def test_steps_that_do_not_accumulate_have_no_micro_batches(shape):
     assert len(_steps(events)) == 6 and not _micros(events)
 
 
-def test_micro_batches_are_recorded_in_the_first_steps_only():
+def test_micro_batches_are_recorded_for_the_first_split_steps_only():
+    """The first update's micro-batches are steps of their own (the clock learns how steps end at the first
+    optimizer step); they do not count: FastChat's first update of 16 micro-batches (test set 19) used up
+    a budget of 16 steps, and its second update, the one split, was not recorded."""
     clock, time, events, _ = make()
-    _accumulate(Loop(clock, time), MICRO_STEPS + 6, 3)
-    recorded = {m.step for m in _micros(events)}
-    assert recorded and max(recorded) < MICRO_STEPS
-    assert all(sum(1 for m in _micros(events) if m.step == i) == 3 for i in recorded)
+    _accumulate(Loop(clock, time), MICRO_STEPS + 6, 16)
+    clock.on_fetch("train")
+    steps = _steps(events)
+    assert sum(1 for s in steps if s["batches"] == 1) >= 15  # the first update, a step per micro-batch
+    recorded = sorted({m.step for m in _micros(events)})
+    whole = [s["index"] for s in steps if s["batches"] == 16]  # the later updates, a step each
+    assert len(whole) == MICRO_STEPS + 5 and recorded == whole[:MICRO_STEPS]
+    assert all(sum(1 for m in _micros(events) if m.step == i) == 16 for i in recorded)
+
+
+def test_a_loop_that_makes_its_own_batches_is_split_at_each_training_forward():
+    """ultralytics' trainer (test set 19) feeds its model from a loader of its own: the optimizer ends its
+    steps, 4 micro-batches to each (nbs 64 over batch 16)."""
+    clock, time, events, _ = make()
+    loop = Loop(clock, time)
+    for _ in range(4):
+        for _ in range(4):
+            loop.forward(); loop.backward()
+        loop.step()
+    steps = _steps(events)
+    assert clock.unit == "optimizer"
+    split = [s for s in steps if any(m.step == s["index"] for m in _micros(events))]
+    assert len(split) >= 2
+    for step in split:
+        parts = [m for m in _micros(events) if m.step == step["index"]]
+        assert len(parts) == 4 and sum(m.duration for m in parts) == pytest.approx(step["duration"])
 
 
 # -- judging a short run from its micro-batches ------------------------------------------------------------

@@ -399,7 +399,7 @@ class Step(JsonMixin):
 class MicroBatch(JsonMixin):
     """One micro-batch of a step that accumulates gradients: from the step's start, or the end of the
     last micro-batch's backward at the next batch fetched or training forward begun, to the next such
-    point or the step's end (probe/clock.py). Recorded in a run's first steps only: a run that makes too
+    point or the step's end (probe/clock.py). Recorded for a run's first 16 such steps only: a run that makes too
     few optimizer steps to judge from (three updates of 32 micro-batches each) is judged from them
     (facts/window.py). The phases are those of :class:`Step`, in seconds; ``other`` is what no hook timed."""
 

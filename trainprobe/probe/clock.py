@@ -26,14 +26,17 @@ user's help. How (``unit``) is decided at the first optimizer step:
   tensors, ``WindowPlan.steps_by_batches``): the next batch of the loader
   that began the step ends it; other loaders' batches in between are part of it.
 
-**Micro-batches.** In a step that accumulates gradients (unit ``fetch``, no
-optimizer step yet), a micro-batch ends where new work begins after a
-backward: the next batch of the step's loader is fetched, or the next
-training forward begins (the Hugging Face Trainer fetches all of an update's
-batches first). The step's last micro-batch ends with it. Each is emitted as
-a ``micro`` event (record.MicroBatch), in the run's first ``MICRO_STEPS``
-steps only: they are what a run of a few long updates is judged from
-(facts/window.py), and a run long enough never needs them.
+**Micro-batches.** In a step that accumulates gradients (unit ``fetch`` or
+``optimizer``, no optimizer step yet), a micro-batch ends where new work
+begins after a backward: the next batch of the step's loader is fetched, or
+the next training forward begins (the Hugging Face Trainer fetches all of an
+update's batches first; ultralytics' trainer fetches from a loader of its own).
+The step's last micro-batch ends with it. Each is emitted as a ``micro``
+event (record.MicroBatch), for the run's first ``MICRO_STEPS`` steps that are
+split so: they are what a run of a few long updates is judged from
+(facts/window.py), and a run long enough never needs them. (Before the first
+optimizer step a loop's micro-batches are steps of their own: a fine-tune
+whose first update is 16 of them must not spend the budget on those.)
 
 Backward calls inside ``optimizer.step()`` (closure-based optimizers such
 as LBFGS, or frameworks that run the whole training step in a closure) are
@@ -64,7 +67,7 @@ PHASES = TIMED_PHASE_NAMES + INNER_PHASE_NAMES + ("closure",)
 _PROVISIONAL = ("batch", "backward")
 # Micro-batches are recorded in this many first steps (a run with more is judged by its steps), and at
 # most this many in all (a bound on the record's size).
-MICRO_STEPS = 16
+MICRO_STEPS = 16  # split steps, not steps
 MICRO_CAP = 2048
 # A micro-batch's values, in record.MicroBatch's field order after step, start and duration.
 MICRO_PHASES = ("data_wait", "h2d", "forward", "backward", "optimizer", "zero_grad", "eval", "debug")
@@ -201,6 +204,7 @@ class StepClock:
         self._micro_backward = False
         self._micros = 0
         self.micros_emitted = 0
+        self.split_steps = 0  # closed steps that were split into micro-batches
         self._micro_on = True  # this step's micro-batches are recorded (the first MICRO_STEPS, up to MICRO_CAP)
         # What the run has shown so far.
         self.optimizer_seen = False
@@ -398,7 +402,7 @@ class StepClock:
             return
         self._backwards += 1
         self._open_forwards = 0
-        self._micro_backward = self._micro_on and self.unit == "fetch" and not self._updates
+        self._micro_backward = self._micro_on and self.unit in ("fetch", "optimizer") and not self._updates
         if not (self.optimizer_seen or self.fetch_seen or self.forward_seen) and self.unit in (None, "backward"):
             # No module, no optimizer, no DataLoader (math on bare tensors): nothing marks where an
             # iteration begins, so each backward ends one.
@@ -493,6 +497,7 @@ class StepClock:
             self._unwind(now)
         if self._micros:  # the step was split into micro-batches: its last one ends with it
             self._end_micro(now)
+            self.split_steps += 1
         duration = now - self._step_start
         acc = self._acc
         measured = sum(acc[p] for p in TIMED_PHASE_NAMES)  # zero_grad and a closure's code are part of other
@@ -530,7 +535,7 @@ class StepClock:
         self._micro_acc = self._acc.copy()
         self._micro_backward = False
         self._micros = 0
-        self._micro_on = self.steps_emitted < MICRO_STEPS and self.micros_emitted < MICRO_CAP
+        self._micro_on = self.split_steps < MICRO_STEPS and self.micros_emitted < MICRO_CAP
         self._wait_cpu = self._receive = 0.0
         self._batches = 0
         self._samples = self._input_samples = None

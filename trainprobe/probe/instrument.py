@@ -299,19 +299,28 @@ class Instrumentation:
             iterator._trainprobe_entry = entry
             instr.clock.note_epoch_start()
 
+        opening = threading.local()  # inside DataLoader.__iter__ above, which times the iterator it makes
+
         def __iter__(loader):
             if instr.tracing_possible and _is_compiling():
                 return original_iter(loader)
             entry = begin(loader)
-            iterator = original_iter(loader)
+            opening.depth = getattr(opening, "depth", 0) + 1
+            try:
+                iterator = original_iter(loader)
+            finally:
+                opening.depth -= 1
             opened(entry, iterator)
             return iterator
 
         def __init__(iterator, loader, *args, **kwargs):
             # A torch DataLoader's iterator is made by DataLoader.__iter__ above. A library with a
-            # DataLoader of its own (fastai's) makes torch's iterators from a stand-in object: timed too,
-            # or its every wait for data would count as the loop's own code.
-            if isinstance(loader, DataLoader) or (instr.tracing_possible and _is_compiling()):
+            # DataLoader of its own (fastai's) makes torch's iterators from a stand-in object, and one whose
+            # DataLoader subclass keeps an iterator it made with _get_iterator() (ultralytics'
+            # InfiniteDataLoader, test set 19) never calls __iter__: timed too, or its every wait for data
+            # would count as the loop's own code and its iterations would end at optimizer steps.
+            if (isinstance(loader, DataLoader) and getattr(opening, "depth", 0)) or \
+                    (instr.tracing_possible and _is_compiling()):
                 return original_init(iterator, loader, *args, **kwargs)
             entry = begin(loader)
             original_init(iterator, loader, *args, **kwargs)
