@@ -113,6 +113,7 @@ def _derived(values: dict[str, object]) -> dict[str, object]:
     out.update(with_suggested_workers(values))
     out.update(fetch_uncontended(values))
     out.update(batching.derive({**values, **out}))
+    out.update(steps.backward_without_recompute(values))
     return out
 
 

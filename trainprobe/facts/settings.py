@@ -45,6 +45,8 @@ FACTS = {
     "zero_grad_set_to_none_false": ("count", "zero_grad(set_to_none=False) calls seen."),
     "model_type": ("text", "Class name of the trained model."),
     "model_params": ("count", "Parameters of the trained model."),
+    "model_trainable_share": ("share", "Of those, the share that trains (requires_grad): below 1 where parts are frozen "
+                              "(a LoRA fine-tune trains under 1% of them)."),
     "model_dtype": ("text", "Parameter dtypes of the model, comma-separated."),
     "has_conv": ("bool", "The model has convolutions."),
     "has_batchnorm": ("bool", "The model has batch normalization."),
@@ -116,6 +118,7 @@ def _model_facts(record: RunRecord) -> dict[str, object]:
     return {
         "model_type": _short(m.type),
         "model_params": m.params,
+        "model_trainable_share": m.trainable_params / m.params if m.params else None,
         "model_dtype": ", ".join(m.dtypes),
         "has_conv": m.has_conv,
         "has_batchnorm": m.has_batchnorm,

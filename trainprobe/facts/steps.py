@@ -17,7 +17,7 @@ from ._stats import mean, median, percentile, ratio
 from .window import (after_warmup, borrowed_warmup, mean_step_time, partial_batches, steady_micro_batches, steady_steps,
                      warmup_steps)
 
-__all__ = ["FAMILY", "FACTS", "PHASES", "compute"]
+__all__ = ["FAMILY", "FACTS", "PHASES", "compute", "backward_without_recompute"]
 
 FAMILY = "steps"
 
@@ -60,6 +60,10 @@ FACTS = {
     "updates_per_step": ("count", "Median optimizer steps per steady step (2 for a GAN's two optimizers)."),
     "grad_accumulation": ("x", "Micro-batches per optimizer update (batches in a step that updates); "
                           "1 without gradient accumulation."),
+    "backward_without_recompute": ("s", "What backward would take without recomputing activations: the input "
+                                   "gradients, about one forward, plus the weight gradients, about one more "
+                                   "forward for the share of the parameters that train (model_trainable_share; all "
+                                   "of them when unknown). A LoRA fine-tune's is about one forward."),
     "lr_first": ("x", "Learning rate of the first optimizer step recorded."),
     "lr_last": ("x", "Learning rate of the last optimizer step recorded."),
     "lr_varied": ("bool", "The learning rate the optimizer used changed during the run (a scheduler or a "
@@ -207,6 +211,15 @@ def _iteration_facts(record: RunRecord, steps: tuple[Step, ...]) -> dict[str, ob
         "lr_last": lrs[-1] if lrs else None,
         "lr_varied": (min(lrs) != max(lrs)) if len(lrs) > 1 else None,
     }
+
+
+def backward_without_recompute(values: dict[str, object]) -> dict[str, object]:
+    """backward_without_recompute from the facts by name (it combines this family's and settings')."""
+    forward, trainable = values.get("forward_per_step"), values.get("model_trainable_share")
+    if not isinstance(forward, (int, float)):
+        return {}
+    share = float(trainable) if isinstance(trainable, (int, float)) and 0 <= trainable <= 1 else 1.0
+    return {"backward_without_recompute": forward * (1.0 + share)}
 
 
 def compute(record: RunRecord) -> dict[str, object]:
