@@ -232,7 +232,10 @@ def _run_again(target: Sequence[str], options, plan: WindowPlan, first, progress
     # What the first run saw that the second did not (how the script ended by itself: the second run is
     # stopped by trainprobe once its windows are done) stays in the record.
     earlier = tuple(f"in the first run, {n}" for n in first.record.notes if n not in second.record.notes)
-    record = replace(second.record, notes=(note,) + earlier + second.record.notes)
+    # The second run is stopped once its windows are done: how long the script is, the first run said.
+    invocation = replace(second.record.invocation,
+                         options={**second.record.invocation.options, "first_run_steps": steps})
+    record = replace(second.record, notes=(note,) + earlier + second.record.notes, invocation=invocation)
     write_record(record, second.record_path)  # if not, the note is lost from run.json, not from the report
     return replace(second, record=record)
 

@@ -22,9 +22,11 @@ same side in 95% of them. Below ``FEWEST_STEPS`` there is no bootstrap.
 
 Only the steps are resampled: the samplers' series and the profiles describe
 the same window either way. A short run of steps split into micro-batches
-(facts/window.py: ``steady_micro_batches``) is resampled in two stages:
-steps, then each drawn step's micro-batches, summed into the step it stands
-for. Its micro-batches count toward ``FEWEST_STEPS``.
+(facts/window.py: ``steady_micro_batches``) is resampled within each step
+(a stratified bootstrap): each step keeps its place and is the sum of as
+many of its own micro-batches, drawn with replacement, so every resample
+holds as many micro-batches as the run, and they count toward
+``FEWEST_STEPS``.
 """
 
 from __future__ import annotations
@@ -80,21 +82,20 @@ _MICRO_PARTS = tuple(f.name for f in dataclasses.fields(MicroBatch) if f.name no
 
 def _micro_resampler(record: RunRecord, kept: list[Step], ready: list[Step],
                      split: tuple[tuple[MicroBatch, ...], ...]) -> Callable[[random.Random], RunRecord]:
-    """Two stages: a step, then as many of its micro-batches, drawn with replacement and summed into the
-    step they stand for (its counts, batch and learning rate unchanged). Each drawn step gets an index
-    of its own, and its drawn micro-batches with it, so the resample's steps are split as the run's were."""
-    first = max((s.index for s in record.steps), default=0) + 1
+    """Each step in its place, the sum of as many of its own micro-batches drawn with replacement (its counts,
+    batch and learning rate unchanged): the resample is split as the run was, with as many micro-batches.
+    (Drawing the steps too would change their number: ultralytics' 2 steps, one of 2 micro-batches and one
+    not split, would give resamples of 2, 3 or 4, and those of 2 would have too few to judge from.)"""
     pairs = list(zip(ready, split))
 
     def draw(rng: random.Random) -> RunRecord:
         steps, micros = [], []
-        for n in range(len(pairs)):
-            step, parts = rng.choice(pairs)
+        for step, parts in pairs:
             drawn = [rng.choice(parts) for _ in parts]
-            index = first + n
             sums = {name: sum(getattr(m, name) for m in drawn) for name in _MICRO_PARTS}
-            steps.append(dataclasses.replace(step, index=index, **sums))
-            micros.extend(dataclasses.replace(m, step=index) for m in drawn)
+            steps.append(dataclasses.replace(step, **sums))
+            # A step not split is its own one micro-batch (facts/window.py): kept as an event too.
+            micros.extend(dataclasses.replace(m, step=step.index) for m in drawn)
         return dataclasses.replace(record, steps=tuple(kept + steps), micro_batches=tuple(micros))
     return draw
 

@@ -249,8 +249,10 @@ def _what_gives_enough(facts: dict[str, object]) -> str:
     warmup = int(_f(facts, "warmup_steps"))
     fewer_warmup = (" or count only the first step as warm-up with --warmup-steps 1"
                     if warmup > 1 and not facts.get("steady_from_warmup") else "")
-    if facts.get("outcome_status") == "completed":
-        return (f" The script ended by itself after {_training_steps(facts)} training steps: give it at least "
+    first = facts.get("first_run_steps")  # a second run, stopped once its fitted windows were done
+    if facts.get("outcome_status") == "completed" or isinstance(first, int):
+        made = first if isinstance(first, int) else _training_steps(facts)
+        return (f" The script ended by itself after {made} training steps: give it at least "
                 f"{MIN_STEADY_STEPS + 1} (more data, more epochs or more iterations){fewer_warmup}.")
     if isinstance(step, (int, float)) and step >= 2.0:
         return (f" Its steps take about {display.seconds(step)}: allow more time with --max-seconds "

@@ -65,6 +65,8 @@ FACTS = {
                                     "each was a library's call, or a model never run in training mode, and at least "
                                     "one a library's call."),
     "outcome_status": ("text", "How the run ended: completed, stopped, failed, killed, timeout..."),
+    "first_run_steps": ("count", "In a second run with windows fitted to a short script (probe/refit.py), the "
+                        "training steps the script made in its first run, where it ended by itself; None otherwise."),
     "oom": ("bool", "The run ran out of memory (CUDA OOM or the OOM killer)."),
     "steps_recorded": ("count", "Steps recorded in all phases."),
 }
@@ -188,6 +190,7 @@ def compute(record: RunRecord) -> dict[str, object]:
         "zero_grad_calls": s.zero_grad_calls,
         "zero_grad_set_to_none_false": s.zero_grad_set_to_none_false,
         "outcome_status": record.outcome.status,
+        "first_run_steps": record.invocation.options.get("first_run_steps"),
         "oom": record.outcome.oom,
         "steps_recorded": len(record.steps),
     }

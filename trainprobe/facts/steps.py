@@ -31,8 +31,9 @@ FACTS = {
     "steady_from_warmup": ("count", "Warm-up steps counted among the steady ones because the run was too short "
                            "for a separate warm-up (all but the first; none in a run long enough)."),
     "steady_micro_batches": ("count", "Micro-batches of the steady steps, counted when fewer than 5 steps were "
-                             "measured and each was split into the micro-batches it accumulates gradients over "
-                             "(a run of a few long updates is judged from them: facts/window.py); 0 otherwise."),
+                             "measured and some were split into the micro-batches they accumulate gradients over "
+                             "(a step not split counts as one; a run of a few long updates is judged from them: "
+                             "facts/window.py); 0 otherwise."),
     "step_time": ("s", "Mean duration of a steady training step: the base of every share, gain and "
                   "rate trainprobe reports."),
     "step_time_median": ("s", "Median duration of a steady training step (the typical step)."),

@@ -32,7 +32,7 @@ A step that accumulates gradients repeats its work once per micro-batch: a
 fine-tune of three updates of 32 micro-batches each has done the same
 forward and backward 96 times. When fewer than ``MIN_STEADY_STEPS`` steady
 steps were measured and the probe recorded their micro-batches
-(:func:`steady_micro_batches`), the micro-batches count toward
+(:func:`steady_micro_batches`; a step not split counts as one), they count toward
 ``FEWEST_STEPS`` and are what the resamples draw (within each step); the
 verdict must still be decisive. Every figure stays per step.
 
@@ -164,26 +164,38 @@ _MICRO_SUM_TOLERANCE = 0.01
 
 
 def micro_batches_of(record: RunRecord, steps: Sequence[Step]) -> Optional[tuple[tuple[MicroBatch, ...], ...]]:
-    """Each of ``steps``' micro-batches (in step order), or None unless every one of them was split into
-    at least two whose durations add up to its own."""
+    """Each of ``steps``' micro-batches (in step order; a step that was not split is one, itself), or None
+    unless at least one was split and every split one's durations add up to its own. (ultralytics, test
+    set 19: its epoch-end validation leaves steps of one batch between its updates of several.)"""
     if not record.micro_batches or not steps:
         return None
     by_step: dict[int, list[MicroBatch]] = {}
     for micro in record.micro_batches:
         by_step.setdefault(micro.step, []).append(micro)
-    out = []
+    out, recorded = [], False
     for step in steps:
-        parts = by_step.get(step.index, ())
+        parts = by_step.get(step.index)
+        if not parts:
+            out.append((_whole(step),))
+            continue
         total = sum(p.duration for p in parts)
-        if len(parts) < 2 or abs(total - step.duration) > _MICRO_SUM_TOLERANCE * step.duration:
+        if abs(total - step.duration) > _MICRO_SUM_TOLERANCE * step.duration:
             return None
         out.append(tuple(parts))
-    return tuple(out)
+        recorded = True  # (a resample's step drawn from one not split holds its one micro-batch: engine/stability.py)
+    return tuple(out) if recorded else None
+
+
+def _whole(step: Step) -> MicroBatch:
+    """A step that was not split, as its one micro-batch."""
+    return MicroBatch(step=step.index, start=step.start, duration=step.duration, data_wait=step.data_wait,
+                      h2d=step.h2d, forward=step.forward, backward=step.backward, optimizer=step.optimizer,
+                      zero_grad=step.zero_grad, eval=step.eval, debug=step.debug, other=step.other)
 
 
 def steady_micro_batches(record: RunRecord) -> tuple[MicroBatch, ...]:
-    """The micro-batches of the steady steps, when fewer than MIN_STEADY_STEPS steps were measured and
-    each was split into micro-batches (see the module's docstring); empty otherwise."""
+    """The micro-batches of the steady steps (micro_batches_of), when fewer than MIN_STEADY_STEPS steps were
+    measured and some were split into micro-batches (see the module's docstring); empty otherwise."""
     steps = steady_steps(record)
     if len(steps) >= MIN_STEADY_STEPS:
         return ()
