@@ -258,7 +258,7 @@ def load_real(directory: Path = REAL_DIR) -> list[Sample]:
             findings={"cpu": list(expert.get("expected_findings", [])), "gpu": []},
             allow={"cpu": list(expert.get("allowed_findings", []))}, clean=False, ci=False, args=(),
             acceptable=tuple(expert.get("acceptable_verdicts", [])),
-            source=f"{data.get('source', '')} {data.get('path', '')}@{str(data.get('commit', ''))[:7]}",
+            source=f"{data.get('source', '')} {data.get('path', '')}@{_short_commit(data.get('commit'))}",
             fix_lines=parse_fix_location(expert.get("fix_location", "")),
             first_fix=str(expert.get("first_fix_verdict", ""))))
     return out
@@ -362,6 +362,12 @@ def score_record(sample: Sample, record_path: Path) -> Result:
     result.framework_terms = {f.id: f.framework for f in diagnosis.findings if f.framework}
     result.framework = str(diagnosis.fact_values().get("framework") or "")
     return result
+
+
+def _short_commit(commit: object) -> str:
+    """A sha's first 7 digits; a tag (ultralytics' v8.4.190: its repository is too large to mirror) whole."""
+    text = str(commit or "")
+    return text[:7] if re.fullmatch(r"[0-9a-f]{40}", text) else text
 
 
 def run_real(sample: Sample, corpus: Path, out_dir: Path, timeout: float) -> Result:
