@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import torch
 
 import recorded
@@ -119,3 +120,60 @@ def test_a_trainers_padding_fix_is_in_its_terms_at_the_tokenize_functions_call()
     assert finding.framework == "transformers"
     assert finding.changes_at == f"tests/scripts/frameworks/hf_trainer_padding.py:{_line_of(script, 'return tokenizer(batch')}"
     assert "processing_class" in finding.advice and "group_by_length" in finding.advice
+
+
+# --- targets padded with -100, with no mask ------------------------------------------------------------
+
+def test_labels_padded_with_the_ignore_index_give_the_mask_where_no_attention_mask_is():
+    """A speech or vision encoder-decoder's batch (distil-whisper's, test set 19) has features and labels: its
+    collator pads every target to 448 tokens with -100, and the decoder computes on all of them."""
+    labels = torch.tensor([[5, 9, 2, -100, -100], [7, 3, -100, -100, -100], [4, 4, 4, 4, 1]])
+    name, found = find_mask({"input_features": torch.randn(3, 80, 30), "labels": labels})
+    assert name == "labels" and found.tolist() == (labels != -100).tolist()
+    mask = _mask([3, 2, 5], 5)  # an attention mask, where there is one, comes first
+    assert find_mask({"input_ids": labels.clamp(min=0), "attention_mask": mask, "labels": labels})[0] == "attention_mask"
+
+
+def test_labels_that_mask_a_prompt_or_hold_no_padding_are_not_a_mask():
+    prompt_masked = torch.tensor([[-100, -100, 5, 9, -100], [-100, 7, 3, -100, -100]])  # an SFT's answer-only loss
+    assert find_mask({"input_ids": torch.ones(2, 5, dtype=torch.long), "labels": prompt_masked}) is None
+    assert find_mask({"labels": torch.tensor([[5, 9, 2], [7, 3, 1]])}) is None  # nothing padded
+    assert find_mask({"labels": torch.tensor([3, 1, 2])}) is None  # class labels
+
+
+def test_a_collators_target_padding_is_named_as_a_padding_call(tmp_path):
+    script = tmp_path / "distill.py"
+    script.write_text("collator = DataCollatorSpeechSeq2SeqWithPadding(\n"
+                      "    processor=processor,\n"
+                      "    target_padding=\"max_length\",\n"
+                      "    max_target_length=448,\n"
+                      ")\n")
+    assert padding_call([str(script)]) == f"{script}:3"  # the keyword's line, the one a user edits
+
+
+@pytest.mark.slow
+def test_targets_padded_to_a_fixed_length_are_found_in_a_real_run(tmp_path):
+    """tests/scripts/padded_targets.py: 8 to 40 real tokens padded to 128 with -100, no attention mask. Timed
+    plainly, padding each batch to its longest target ran the script 1.6-2.3x faster (two pairs, under load);
+    the rule's gain assumes all the step's work shrinks with the tokens, an upper bound it says."""
+    from probe_helpers import SCRIPTS, diagnose
+    proc, record = diagnose(tmp_path / "out", str(SCRIPTS / "padded_targets.py"))
+    assert proc.returncode == 0, proc.stderr
+    facts = facts_by_name(compute_facts(record))
+    assert facts["padding_mask"] == "labels" and facts["padded_length"] == 128
+    assert 0.7 < facts["padding_share"] < 0.9
+    finding = _findings(record)["fixed-length-padding"]
+    assert "labels hold" in finding.message and "at most that share" in finding.message
+    assert "Pad the targets of each batch only to its own longest" in finding.advice
+
+
+def test_distil_whispers_labels_padded_to_448_are_found():
+    """distil-whisper (test set 19, run again after its held-out run: a later review, not the held-out figure):
+    its collator pads every target to 448 with -100 (target_padding="max_length") and its batches carry no text
+    mask. Held out, fixed-length-padding was missed; its expert measured 4x from padding per batch."""
+    record = recorded.load(recorded.RUNS_DIR / "real_test19" / "review" / "t19_distil_whisper_distillation.cpu.run.json.gz")
+    facts = facts_by_name(compute_facts(record))
+    assert facts["padding_mask"] == "labels" and facts["padded_length"] == 447 and facts["padding_share"] > 0.9
+    assert facts["padding_at"].endswith("run_distillation.py:1417")  # recorded before the keyword's line was named
+    finding = _findings(record)["fixed-length-padding"]
+    assert finding.gain.speedup >= 1.5

@@ -40,7 +40,8 @@ FACTS = {
     "padding_trim_share": ("share", "Share of those slots that padding each batch only to its own longest "
                            "sample would remove: 1 - sum(rows x batch's longest) / slots."),
     "padded_length": ("count", "The longest padded length of those batches (tokens per row)."),
-    "padding_mask": ("text", "Where the mask was read: a batch's 'attention_mask' or 'input_mask', or a tuple "
+    "padding_mask": ("text", "Where the mask was read: a batch's 'attention_mask' or 'input_mask', its 'labels' "
+                     "(padded with -100, where no mask is: a seq2seq collator's targets), or a tuple "
                      "batch's position ('batch[1]')."),
     "padding_at": ("text", "The script's call that asks a tokenizer for padding (padding=\"max_length\" first, "
                    "else another padding= keyword): 'file.py:line'."),

@@ -8,7 +8,11 @@ the later batches are drawn from the same data), and with them what padding each
 longest sample would keep: the work a dynamic padding (a collator that pads per batch) would save.
 
 A mask is found by its name in a mapping batch (``attention_mask``, ``input_mask``: a Hugging Face
-``BatchEncoding``, a dict from ``datasets``), or in a tuple batch as the first 2-d integer tensor of
+``BatchEncoding``, a dict from ``datasets``); failing that, a mapping batch's ``labels`` padded with -100
+(the ignore index Hugging Face's seq2seq collators pad targets with) give one, where every row is its real
+tokens then -100s: a speech or vision encoder-decoder's batch has no text mask on the inputs, and its labels
+padded to 448 tokens are what its decoder computes on (distil-whisper, test set 19). Labels that also mask
+a prompt (-100 before the answer) are not a run from one end, and not taken. Or it is found in a tuple batch as the first 2-d integer tensor of
 zeros and ones after a token-id tensor of the same shape whose rows are all a run of ones from one end
 (``TensorDataset(input_ids, attention_mask, labels)``). Token-type ids come after the mask in those
 layouts; a tensor that is not a run from one end in every row is not taken for a mask.
@@ -28,6 +32,8 @@ from .sourcelines import calls_in
 __all__ = ["PaddingTally", "padding_call"]
 
 _MASK_KEYS = ("attention_mask", "input_mask")
+LABELS = "labels"  # where padded targets are found (their -100s), when no mask is
+_IGNORE_INDEX = -100
 _MAX_BATCHES = 64
 # Batches without any mask before the tally gives up: a loader of images never has one.
 _MAX_MISSES = 8
@@ -57,6 +63,11 @@ def find_mask(batch: Any) -> Optional[tuple[str, torch.Tensor]]:
             mask = batch.get(key)
             if _grid(mask) and _run_from_an_end(mask):
                 return key, mask
+        labels = batch.get(LABELS)
+        if _grid(labels) and labels.dtype != torch.bool:
+            real = labels.ne(_IGNORE_INDEX)
+            if bool(real.logical_not().any()) and _run_from_an_end(real):
+                return LABELS, real
         return None
     if isinstance(batch, (list, tuple)):
         ids: Optional[torch.Tensor] = None
@@ -111,26 +122,34 @@ class PaddingTally:
                        length=self.length, mask=self.mask, set_at=set_at)
 
 
-def _asks_for_padding(call: ast.Call) -> int:
+def _asks_for_padding(call: ast.Call) -> tuple[int, int]:
     """2 for padding="max_length" (or pad_to_max_length=True), 1 for a tokenizer's other padding=True or
     padding="longest" (over a whole data set at once it pads every text to the longest), else 0: a number is a
-    convolution's padding, not a tokenizer's."""
-    best = 0
+    convolution's padding, not a tokenizer's. A collator's target_padding="max_length" (distil-whisper's) and
+    other keywords ending in _padding count as padding=. With the rank, the keyword's line: the line a user
+    edits, inside a call written over several (FastChat's tokenizer call, distil-whisper's collator in test
+    set 19, whose experts named the padding= line)."""
+    best, line = 0, call.lineno
     for keyword in call.keywords:
         value = keyword.value
         constant = value.value if isinstance(value, ast.Constant) else None
-        if keyword.arg == "padding" and (constant is True or isinstance(constant, str)):
-            best = max(best, 2 if constant == "max_length" else 1)
+        name = keyword.arg or ""
+        rank = 0
+        if (name == "padding" or name.endswith("_padding")) and (constant is True or isinstance(constant, str)):
+            rank = 2 if constant == "max_length" else 1
         elif keyword.arg == "pad_to_max_length" and constant is True:
-            best = 2
-    return best
+            rank = 2
+        if rank > best:
+            best, line = rank, getattr(keyword, "lineno", call.lineno)
+    return best, line
 
 
 def padding_call(paths: Iterable[str]) -> Optional[str]:
-    """The script's call that asks a tokenizer for padding, as "path:line": padding="max_length" first,
-    else any other padding= keyword; None when no file of ``paths`` has one (or none can be read)."""
-    found = [(-rank, path, node.lineno) for path, node in calls_in(paths, "pad")
-             if (rank := _asks_for_padding(node))]
+    """The script's call that asks a tokenizer for padding, as "path:line" of its padding keyword:
+    padding="max_length" first, else any other padding= keyword; None when no file of ``paths`` has one (or
+    none can be read)."""
+    found = [(-rank, path, line) for path, node in calls_in(paths, "pad")
+             for rank, line in (_asks_for_padding(node),) if rank]
     if not found:
         return None
     _, path, line = min(found)
