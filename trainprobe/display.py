@@ -26,7 +26,7 @@ from functools import lru_cache
 from typing import IO, Any, Callable, Optional
 
 __all__ = [
-    "UNKNOWN", "is_unknown", "seconds", "nbytes", "rate", "share", "percent", "ratio", "count",
+    "UNKNOWN", "is_unknown", "seconds", "nbytes", "rate", "share", "percent", "ratio", "sentence", "count",
     "number", "yes_no", "in_unit", "flops", "flop_rate", "by_unit", "use_color", "painter", "TEMPLATE_FILTERS",
     "jinja_environment",
 ]
@@ -129,6 +129,12 @@ def percent(x: Any, digits: int = 0) -> str:
     if is_unknown(x):
         return UNKNOWN
     return f"{float(x):.{digits}f}%"
+
+
+def sentence(text: str) -> str:
+    """``text`` as a sentence: stripped, its first letter a capital, one full stop at the end."""
+    text = text.strip()
+    return (text[:1].upper() + text[1:]).rstrip(".") + "." if text else text
 
 
 def ratio(x: Any) -> str:

@@ -19,7 +19,7 @@ small; ``t`` holds the sample times.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Optional
 
 from .jsonio import JsonMixin
@@ -47,6 +47,7 @@ __all__ = [
     "JobSummary",
     "Step",
     "MicroBatch",
+    "MICRO_PARTS",
     "OpStat",
     "OpTime",
     "ModuleTime",
@@ -415,6 +416,11 @@ class MicroBatch(JsonMixin):
     eval: float = 0.0
     debug: float = 0.0
     other: float = 0.0
+
+
+# A micro-batch's times, in field order (all but ``step`` and ``start``): the fields it shares with Step, which
+# the clock emits in this order and a resampled step sums (engine/stability.py).
+MICRO_PARTS: tuple[str, ...] = tuple(f.name for f in fields(MicroBatch) if f.name not in ("step", "start"))
 
 
 @dataclass(frozen=True)

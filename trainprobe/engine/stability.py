@@ -39,7 +39,7 @@ from typing import Callable, Optional
 from ..facts import recompute_step_facts
 from ..facts.window import FEWEST_STEPS, MIN_STEADY_STEPS, micro_batches_of, steady_micro_batches, steady_steps
 from ..findings import Finding, Verdict
-from ..record import PHASE_STEADY, MicroBatch, RunRecord, Step
+from ..record import MICRO_PARTS, PHASE_STEADY, MicroBatch, RunRecord, Step
 
 __all__ = ["RESAMPLES", "DECISIVE", "Stability", "stability"]
 
@@ -77,9 +77,6 @@ def _resampler(record: RunRecord) -> Callable[[random.Random], RunRecord]:
     return draw
 
 
-_MICRO_PARTS = tuple(f.name for f in dataclasses.fields(MicroBatch) if f.name not in ("step", "start"))
-
-
 def _micro_resampler(record: RunRecord, kept: list[Step], ready: list[Step],
                      split: tuple[tuple[MicroBatch, ...], ...]) -> Callable[[random.Random], RunRecord]:
     """Each step in its place, the sum of as many of its own micro-batches drawn with replacement (its counts,
@@ -92,7 +89,7 @@ def _micro_resampler(record: RunRecord, kept: list[Step], ready: list[Step],
         steps, micros = [], []
         for step, parts in pairs:
             drawn = [rng.choice(parts) for _ in parts]
-            sums = {name: sum(getattr(m, name) for m in drawn) for name in _MICRO_PARTS}
+            sums = {name: sum(getattr(m, name) for m in drawn) for name in MICRO_PARTS}
             steps.append(dataclasses.replace(step, **sums))
             # A step not split is its own one micro-batch (facts/window.py): kept as an event too.
             micros.extend(dataclasses.replace(m, step=step.index) for m in drawn)

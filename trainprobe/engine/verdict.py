@@ -343,11 +343,6 @@ def _levers_text(minor: int, levers: bool = False) -> str:
             f"smaller lever{'s' if minor > 1 else ''}.")
 
 
-def _sentence(text: str) -> str:
-    text = text.strip()
-    return (text[:1].upper() + text[1:]).rstrip(".") + "." if text else text
-
-
 def _recovered_share(finding: Finding, step_time: float) -> float:
     """The share of the step fixing ``finding`` recovers: 1 - 1/speedup (which also covers costs paid once
     per epoch, a gain_base larger than the steady step), else its seconds over the step."""
@@ -467,7 +462,7 @@ def make_verdict(facts: dict[str, object], ranked: list[Finding]) -> Verdict:
     shares = _model_math(credited, facts)
     if top is not None and _led_by(top, shares, facts) is None:
         common["breakdown"] = credited
-        headline = _sentence(top.title) + _gain_sentence(top)
+        headline = display.sentence(top.title) + _gain_sentence(top)
         return Verdict(category=top.category, headline=headline, primary_finding=top.id,
                        **common)
     # The largest share, compute included: where the math outweighed a fix, the largest class other than
@@ -490,8 +485,9 @@ def with_trace_cut(verdict: Verdict, facts: dict[str, object]) -> Verdict:
     cut = facts.get("trace_cut")
     if not cut or verdict.category == "unknown":
         return verdict
-    return replace(verdict, headline=f"{verdict.headline} This trace file was cut off: {_sentence(cut)} It was judged "
-                                     "from the events before the cut, and what it seems to lack may lie past it.")
+    headline = (f"{verdict.headline} This trace file was cut off: {display.sentence(cut)} It was judged from the "
+                "events before the cut, and what it seems to lack may lie past it.")
+    return replace(verdict, headline=headline)
 
 
 def _best_speedup(findings: list[Finding]) -> Optional[float]:

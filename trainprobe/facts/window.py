@@ -47,7 +47,7 @@ from __future__ import annotations
 
 from typing import Optional, Sequence
 
-from ..record import PHASE_CENSUS, PHASE_STEADY, PHASE_WARMUP, MicroBatch, RunRecord, Step
+from ..record import MICRO_PARTS, PHASE_CENSUS, PHASE_STEADY, PHASE_WARMUP, MicroBatch, RunRecord, Step
 from ._stats import median
 
 __all__ = ["steady_steps", "warmup_steps", "after_warmup", "NOT_MEASURED", "borrowed_warmup", "steady_span",
@@ -188,9 +188,7 @@ def micro_batches_of(record: RunRecord, steps: Sequence[Step]) -> Optional[tuple
 
 def _whole(step: Step) -> MicroBatch:
     """A step that was not split, as its one micro-batch."""
-    return MicroBatch(step=step.index, start=step.start, duration=step.duration, data_wait=step.data_wait,
-                      h2d=step.h2d, forward=step.forward, backward=step.backward, optimizer=step.optimizer,
-                      zero_grad=step.zero_grad, eval=step.eval, debug=step.debug, other=step.other)
+    return MicroBatch(step=step.index, start=step.start, **{name: getattr(step, name) for name in MICRO_PARTS})
 
 
 def steady_micro_batches(record: RunRecord) -> tuple[MicroBatch, ...]:

@@ -51,7 +51,7 @@ from collections import deque
 from typing import Callable, Optional
 
 from ..facts.window import MIN_STEADY_STEPS
-from ..record import PHASE_AFTER, PHASE_CENSUS, PHASE_CPROFILE, PHASE_PROFILED, PHASE_STEADY, PHASE_WARMUP
+from ..record import MICRO_PARTS, PHASE_AFTER, PHASE_CENSUS, PHASE_CPROFILE, PHASE_PROFILED, PHASE_STEADY, PHASE_WARMUP
 from ..vocabulary import INNER_PHASE_NAMES, TIMED_PHASE_NAMES
 from .config import WindowPlan
 from .stop import ProbeStop
@@ -69,8 +69,9 @@ _PROVISIONAL = ("batch", "backward")
 # most this many in all (a bound on the record's size).
 MICRO_STEPS = 16  # split steps, not steps
 MICRO_CAP = 2048
-# A micro-batch's values, in record.MicroBatch's field order after step, start and duration.
-MICRO_PHASES = ("data_wait", "h2d", "forward", "backward", "optimizer", "zero_grad", "eval", "debug")
+# A micro-batch's phases as the clock times them, in record.MicroBatch's field order: its duration before
+# them and its other part (the rest, computed) after them.
+MICRO_PHASES = tuple(p for p in MICRO_PARTS if p not in ("duration", "other"))
 _PROFILED_SLOWDOWN = 1.3  # profiled steps run this much slower, at most (torch.profiler, cProfile)
 
 

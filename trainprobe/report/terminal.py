@@ -37,8 +37,8 @@ def terminal_summary(record: RunRecord, diagnosis: Diagnosis, report_path: Optio
     outcome = record.outcome
     if outcome.status not in ("completed", "stopped") and record.profiler.source == "trace":
         # A trace is no run: what failed is reading it into steps (trace/record.py says why).
-        why = (outcome.reason or "the trace could not be split into steps").rstrip(".")
-        lines.append(paint(f"{why[:1].upper()}{why[1:]}.", "bold", "red"))
+        why = outcome.reason or "the trace could not be split into steps"
+        lines.append(paint(display.sentence(why), "bold", "red"))
     elif outcome.status not in ("completed", "stopped"):
         text = STATUS_TEXT.get(outcome.status, (outcome.status, ""))[0]
         code = f" (exit code {outcome.exit_code})" if outcome.exit_code is not None else ""
