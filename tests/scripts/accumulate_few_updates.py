@@ -1,7 +1,7 @@
 """A fine-tune's shape in miniature: a few optimizer updates, each over many micro-batches.
 
 ``--updates N`` (default 3) updates of ``--accumulate K`` (default 16) micro-batches of ``--batch-size``
-(default 8) rows each, from a DataLoader over random features; the model is a stack of wide linear
+(default 32) rows each, from a DataLoader over random features; the model is a stack of wide linear
 layers, so each micro-batch is matrix products (compute). With ``--fetch-ahead`` each update first takes
 all its micro-batches from the loader and then runs them, as the Hugging Face Trainer does; otherwise the
 loop fetches one micro-batch, runs its forward and backward, and fetches the next."""
@@ -16,7 +16,7 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--updates", type=int, default=3)
     p.add_argument("--accumulate", type=int, default=16)
-    p.add_argument("--batch-size", type=int, default=8)
+    p.add_argument("--batch-size", type=int, default=32)
     p.add_argument("--width", type=int, default=1024)
     p.add_argument("--fetch-ahead", action="store_true")
     args = p.parse_args()
