@@ -296,6 +296,18 @@ def ett_csv(path: Path, rows: int = 17420, freq: str = "h", seed: int = 0) -> No
     df.to_csv(path, index=False)
 
 
+def hub_snapshot(hf_home: Path, model: str, snapshot: str) -> Path:
+    """The Hugging Face Hub cache folder of ``model`` under ``hf_home``, as ``from_pretrained(model)`` reads it with
+    HF_HUB_OFFLINE=1: refs/main pointing at ``snapshot``, and that snapshot's folder, made and returned (empty: the
+    caller puts the model's files there)."""
+    repo = hf_home / "hub" / ("models--" + model.replace("/", "--"))
+    out = repo / "snapshots" / snapshot
+    out.mkdir(parents=True, exist_ok=True)
+    (repo / "refs").mkdir(exist_ok=True)
+    (repo / "refs" / "main").write_text(snapshot)
+    return out
+
+
 def hub_wordpiece(hf_home: Path, model: str, snapshot: str, text: list[str]) -> Path:
     """The Hugging Face Hub cache folder of ``model`` under ``hf_home``, as ``from_pretrained(model)`` reads it with
     HF_HUB_OFFLINE=1 (refs/main pointing at ``snapshot``), holding a vocab.txt: a lower-case WordPiece vocabulary of
@@ -303,11 +315,7 @@ def hub_wordpiece(hf_home: Path, model: str, snapshot: str, text: list[str]) -> 
     vocabulary, not the same bytes). Returns the snapshot folder, for the model's own files. Needs tokenizers."""
     from tokenizers import BertWordPieceTokenizer
 
-    repo = hf_home / "hub" / ("models--" + model.replace("/", "--"))
-    out = repo / "snapshots" / snapshot
-    out.mkdir(parents=True, exist_ok=True)
-    (repo / "refs").mkdir(exist_ok=True)
-    (repo / "refs" / "main").write_text(snapshot)
+    out = hub_snapshot(hf_home, model, snapshot)
     (out / "corpus.txt").write_text("\n".join(text) + "\n")
     wordpiece = BertWordPieceTokenizer(lowercase=True)
     wordpiece.train([str(out / "corpus.txt")], vocab_size=4000, min_frequency=1, show_progress=False)
@@ -343,11 +351,7 @@ def hub_timm(hf_home: Path, model: str, snapshot: str):
     import torch
     from safetensors.torch import save_file
 
-    repo = hf_home / "hub" / ("models--" + model.replace("/", "--"))
-    out = repo / "snapshots" / snapshot
-    out.mkdir(parents=True, exist_ok=True)
-    (repo / "refs").mkdir(exist_ok=True)
-    (repo / "refs" / "main").write_text(snapshot)
+    out = hub_snapshot(hf_home, model, snapshot)
     torch.manual_seed(0)
     net = timm.create_model(model.split("/", 1)[1].split(".", 1)[0], pretrained=False)
     save_file({k: v.contiguous() for k, v in net.state_dict().items()}, str(out / "model.safetensors"))

@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from fakedata import pseudo_sentences  # noqa: E402
+from fakedata import hub_snapshot, pseudo_sentences  # noqa: E402
 
 SPLITS = {"train": 400, "test": 64}
 MODEL = "Qwen/Qwen2-0.5B-Instruct"
@@ -91,11 +91,7 @@ def hub_qwen2(hf_home: Path, text: list[str]) -> Path:
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast, Qwen2Config, Qwen2ForCausalLM
 
-    repo = hf_home / "hub" / ("models--" + MODEL.replace("/", "--"))
-    out = repo / "snapshots" / SNAPSHOT
-    out.mkdir(parents=True, exist_ok=True)
-    (repo / "refs").mkdir(exist_ok=True)
-    (repo / "refs" / "main").write_text(SNAPSHOT)
+    out = hub_snapshot(hf_home, MODEL, SNAPSHOT)
 
     specials = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
     bpe = Tokenizer(models.BPE())

@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from fakedata import pseudo_sentences, write_jpeg  # noqa: E402
+from fakedata import hub_snapshot, pseudo_sentences, write_jpeg  # noqa: E402
 
 N_IMAGES = 128
 BATCH = 16
@@ -102,11 +102,7 @@ def hub_t5(hf_home: Path, text: list[str]) -> None:
     import torch
     from transformers import T5Config, T5ForConditionalGeneration, T5Tokenizer
 
-    repo = hf_home / "hub" / ("models--" + T5_NAME.replace("/", "--"))
-    out = repo / "snapshots" / SNAPSHOT
-    out.mkdir(parents=True, exist_ok=True)
-    (repo / "refs").mkdir(exist_ok=True)
-    (repo / "refs" / "main").write_text(SNAPSHOT)
+    out = hub_snapshot(hf_home, T5_NAME, SNAPSHOT)
     (out / "corpus.txt").write_text("\n".join(text) + "\n")
     spm.SentencePieceTrainer.train(input=str(out / "corpus.txt"), model_prefix=str(out / "spiece"), vocab_size=1000,
                                    model_type="unigram", pad_id=0, eos_id=1, unk_id=2, bos_id=-1,
@@ -123,12 +119,9 @@ def hub_t5(hf_home: Path, text: list[str]) -> None:
                    num_heads=6, feed_forward_proj="gated-gelu", tie_word_embeddings=False, dropout_rate=0.0)
     T5ForConditionalGeneration(cfg).save_pretrained(str(out))
     # imagen_pytorch reads google/t5-v1_1-base's config at import (Unet/Unet3D's default text_embed_dim): config only
-    repo = hf_home / "hub" / "models--google--t5-v1_1-base"
-    (repo / "snapshots" / SNAPSHOT).mkdir(parents=True, exist_ok=True)
-    (repo / "refs").mkdir(exist_ok=True)
-    (repo / "refs" / "main").write_text(SNAPSHOT)
+    base = hub_snapshot(hf_home, "google/t5-v1_1-base", SNAPSHOT)
     T5Config(vocab_size=32128, d_model=768, d_kv=64, d_ff=2048, num_layers=12, num_decoder_layers=12, num_heads=12,
-             feed_forward_proj="gated-gelu", tie_word_embeddings=False).save_pretrained(str(repo / "snapshots" / SNAPSHOT))
+             feed_forward_proj="gated-gelu", tie_word_embeddings=False).save_pretrained(str(base))
 
 
 if __name__ == "__main__":

@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from fakedata import pseudo_sentences  # noqa: E402
+from fakedata import hub_snapshot, pseudo_sentences  # noqa: E402
 
 SPLITS = {"train": 32, "eval": 8}
 MODEL = "google/flan-t5-small"
@@ -119,11 +119,7 @@ def hub_t5(hf_home: Path, text: list[str]):
     import torch
     from transformers import T5Config, T5ForConditionalGeneration
 
-    repo = hf_home / "hub" / ("models--" + MODEL.replace("/", "--"))
-    out = repo / "snapshots" / SNAPSHOT
-    out.mkdir(parents=True, exist_ok=True)
-    (repo / "refs").mkdir(exist_ok=True)
-    (repo / "refs" / "main").write_text(SNAPSHOT)
+    out = hub_snapshot(hf_home, MODEL, SNAPSHOT)
     tok = tokenizer_files(out, text)
     torch.manual_seed(0)
     config = T5Config(vocab_size=32128, d_model=512, d_kv=64, d_ff=1024, num_layers=8, num_decoder_layers=8,

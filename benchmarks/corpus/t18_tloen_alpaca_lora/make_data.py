@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from fakedata import pseudo_sentences  # noqa: E402
+from fakedata import hub_snapshot, pseudo_sentences  # noqa: E402
 
 N_ROWS = 416
 MODEL = "decapoda-research/llama-7b-hf"
@@ -56,11 +56,7 @@ def hub_llama(hf_home: Path, text: list[str]) -> Path:
     import torch
     from transformers import LlamaConfig, LlamaForCausalLM
 
-    repo = hf_home / "hub" / ("models--" + MODEL.replace("/", "--"))
-    out = repo / "snapshots" / SNAPSHOT
-    out.mkdir(parents=True, exist_ok=True)
-    (repo / "refs").mkdir(exist_ok=True)
-    (repo / "refs" / "main").write_text(SNAPSHOT)
+    out = hub_snapshot(hf_home, MODEL, SNAPSHOT)
     corpus = out / "corpus.txt"
     corpus.write_text("\n".join(text) + "\n### Instruction: Input: Response: Below is an instruction that describes "
                       "a task, paired with an input that provides further context. Write a response that "

@@ -36,7 +36,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from fakedata import pseudo_sentences  # noqa: E402
+from fakedata import hub_snapshot, pseudo_sentences  # noqa: E402
 
 SPLITS = {"train": 48, "validation": 24, "test": 8}
 SR = 16000
@@ -199,9 +199,6 @@ if __name__ == "__main__":
     run = Path(sys.argv[1])
     rng = np.random.default_rng(0)
     texts = write_dataset(run / "common_voice_16_1_hi_pseudo_labelled", rng)
-    cache = run / "hf_home" / "hub" / ("models--" + TEACHER.replace("/", "--"))
-    (cache / "refs").mkdir(parents=True, exist_ok=True)
-    (cache / "refs" / "main").write_text(SNAPSHOT)
-    models(cache / "snapshots" / SNAPSHOT, run / "training" / "distil-large-v3-init", texts)
+    models(hub_snapshot(run / "hf_home", TEACHER, SNAPSHOT), run / "training" / "distil-large-v3-init", texts)
     (run / "training" / "wer").mkdir(parents=True, exist_ok=True)
     (run / "training" / "wer" / "wer.py").write_text(WER_PY)

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from fakedata import pseudo_sentences  # noqa: E402
+from fakedata import hub_snapshot, pseudo_sentences  # noqa: E402
 
 N_CONVERSATIONS = 64
 MODEL = "meta-llama/Llama-2-7b-hf"
@@ -53,11 +53,7 @@ def hub_llama(hf_home: Path, text: list[str]) -> Path:
     import torch
     from transformers import LlamaConfig, LlamaForCausalLM, LlamaTokenizer
 
-    repo = hf_home / "hub" / ("models--" + MODEL.replace("/", "--"))
-    out = repo / "snapshots" / SNAPSHOT
-    out.mkdir(parents=True, exist_ok=True)
-    (repo / "refs").mkdir(exist_ok=True)
-    (repo / "refs" / "main").write_text(SNAPSHOT)
+    out = hub_snapshot(hf_home, MODEL, SNAPSHOT)
     corpus = out / "corpus.txt"
     corpus.write_text("\n".join(text) + "\n")
     spm.SentencePieceTrainer.train(
