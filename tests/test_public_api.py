@@ -22,7 +22,7 @@ SURFACE = {
     "trainprobe.record": ["Availability", "CliFlag", "CreationSite", "DiskInfo", "Environment", "FrameworkInfo",
                           "FuncStat", "GpuInfo", "GpuSeries",
                           "DdpSettings", "HostSamples", "Hotspots", "Invocation", "JobSummary", "LoaderSettings",
-                          "ModelInfo", "ModuleTime", "OpStat", "OpTime", "Padding",
+                          "ModelInfo", "ModuleTime", "OpStat", "OpTime", "Padding", "UnoptimizedGrads",
                           "OptimizerSettings", "Outcome", "ProcessSeries", "ProfilerSummary", "RankSummary", "RunRecord",
                           "SCHEMA_VERSION", "Samples", "SchedulerSettings", "Settings", "Step", "MicroBatch",
                           "MICRO_PARTS", "TimePart",

@@ -39,6 +39,7 @@ __all__ = [
     "FrameworkInfo",
     "CliFlag",
     "Padding",
+    "UnoptimizedGrads",
     "SchedulerSettings",
     "ModelInfo",
     "Settings",
@@ -285,6 +286,24 @@ class Padding(JsonMixin):
 
 
 @dataclass(frozen=True)
+class UnoptimizedGrads(JsonMixin):
+    """Weights that had gradients at an optimizer step while no optimizer of the run held them
+    (probe/unoptimized.py): a perceptual-loss network or a teacher left trainable, a backbone whose optimizer was
+    built from the head's parameters alone. Read at the first optimizer steps; the reading with the most kept."""
+
+    params: int = 0  # elements of such weights
+    tensors: int = 0
+    optimized_params: int = 0  # elements with gradients that an optimizer does hold
+    # Where they sit: "path (module class): elements", the largest first (at most 6); path is the attribute
+    # path inside the model that holds them ("_vgg", "backbone.layer1").
+    modules: tuple[str, ...] = ()
+    # The models' direct children (by attribute, as ModuleTime.name) whose weights with gradients all are such:
+    # their backward's weight-gradient products are what freezing them saves.
+    children: tuple[str, ...] = ()
+    model_built_at: Optional[str] = None  # where the model that holds the most of them was built: "file.py:line"
+
+
+@dataclass(frozen=True)
 class CliFlag(JsonMixin):
     """A command-line option the script's argparse parser declared, and the value it parsed."""
 
@@ -350,6 +369,7 @@ class Settings(JsonMixin):
     attention_weights_calls: int = 0
     attention_weights_seconds: float = 0.0
     attention_weights_at: Optional[str] = None
+    unoptimized_grads: Optional[UnoptimizedGrads] = None  # weights with gradients that no optimizer holds
 
 
 @dataclass(frozen=True)

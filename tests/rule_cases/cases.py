@@ -12,7 +12,7 @@ import sys
 from dataclasses import dataclass
 from typing import Callable
 
-from trainprobe.record import Padding, RunRecord
+from trainprobe.record import ModuleTime, Padding, RunRecord, UnoptimizedGrads
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import recorded  # noqa: E402  (tests/recorded.py: recorded data, read once per session)
@@ -419,6 +419,17 @@ def _weights_made(seconds: float) -> RunRecord:
                          attention_weights_at="train.py:33")
 
 
+def _loss_network(backward: float) -> RunRecord:
+    """A perceptual loss's feature network (90,000 weights) left trainable outside the optimizer, whose backward
+    took ``backward`` seconds a step in the profiled window."""
+    found = UnoptimizedGrads(params=90_000, tensors=8, optimized_params=20_000, children=("features",),
+                             modules=("features (torch.nn.modules.container.Sequential): 90000",),
+                             model_built_at="train.py:40")
+    record = with_settings(cpu_record(), unoptimized_grads=found)
+    return with_profiler(record, module_times=(ModuleTime(name="features", forward_per_step=backward / 2,
+                                                          backward_per_step=backward),))
+
+
 def _leak(retained: int, storages: int) -> RunRecord:
     """Each step leaves ``retained`` bytes in ``storages`` tensors, made in the forward at the model's output
     line, called from the loop."""
@@ -487,6 +498,9 @@ CASES: dict[str, RuleCase] = {
         lambda: with_model(cpu_record(), eval_calls=10, eval_calls_with_grad=0), "warning"),
     # Checkpointing on (4 blocks recomputed per backward): a 120 ms backward on a 40 ms forward, 40 ms beyond the
     # 80 ms twice the forward would take, with 100 MiB of activations in 20 GiB: against no checkpointing.
+    # A loss network's 90,000 weights outside the optimizer, its backward 50 ms of a 120 ms step: against the
+    # same network frozen (no weight outside an optimizer has a gradient).
+    "gradients-for-unoptimized-weights": RuleCase(lambda: _loss_network(0.05), cpu_record, "warning"),
     "checkpointing-with-room": RuleCase(lambda: _checkpointed(4), lambda: _checkpointed(0), "info"),
     # Rows of 20-60 tokens padded to 256: a batch padded to its longest keeps 60 of 256 slots. Against rows
     # padded to 64 (a batch's longest, 60, keeps 94% of them).

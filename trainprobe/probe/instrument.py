@@ -732,6 +732,7 @@ class Instrumentation:
         if self.census is not None:
             self.census.after_optimizer_step(optimizer)
         self.reg.optimizer_step(optimizer)
+        self.reg.note_gradients()
         if self.plugin is not None:
             self.plugin.at_boundary()
         self.clock.on_optimizer_step(optimizer)

@@ -21,6 +21,7 @@ from torch.nn.parameter import is_lazy
 from ..record import FrameworkInfo, LoaderSettings, ModelInfo, OptimizerSettings, SchedulerSettings, Settings
 from .sites import FlagBook, SiteBook, UserCode
 from .padding import PaddingTally, padding_call
+from .unoptimized import CHECKS as UNOPTIMIZED_CHECKS, GradTally
 from .sourcelines import calls_named, cuda_autocast_call
 
 __all__ = ["Registry", "read_settings", "qualname", "unwrap_model"]
@@ -87,6 +88,7 @@ class Registry:
         self.loop_function: Optional[str] = None
         self.recomputed_forwards = 0  # top-level module forwards inside backward (activation checkpointing)
         self.padding = PaddingTally()  # the first training batches' padding (probe/padding.py)
+        self.unoptimized = GradTally()  # weights with gradients that no optimizer holds (probe/unoptimized.py)
         # nn.MultiheadAttention's training calls that made their weights (need_weights=True): count, seconds, and
         # the script's line of the first (instrument.py)
         self.attention_weights_calls = 0
@@ -128,6 +130,17 @@ class Registry:
         if entry is None or entry[0]() is not optimizer:
             entry = self.optimizers[id(optimizer)] = [weakref.ref(optimizer), 0, None, self.sites.of(optimizer)]
         entry[1] += 1
+
+    def note_gradients(self) -> None:
+        """Just after an optimizer step (the first few only): the trained models' weights that have gradients
+        while no optimizer the script built holds them (probe/unoptimized.py)."""
+        if self.unoptimized.checks >= UNOPTIMIZED_CHECKS:
+            return
+        models = [(unwrap_model(model)[0], entry.built[0]) for entry, model in
+                  ((entry, entry.ref()) for entry in list(self.models.values()))
+                  if model is not None and entry.train_calls]
+        optimizers = [o for o in (entry[0]() for entry in self.optimizers.values()) if o is not None]
+        self.unoptimized.check(models, optimizers + self.sites.alive(torch.optim.Optimizer))
 
     def scheduler_step(self, scheduler: Any) -> None:
         entry = self.schedulers.get(id(scheduler))
@@ -435,4 +448,5 @@ def read_settings(reg: Registry, step_boundary: Optional[str], compiled: bool) -
         attention_weights_calls=reg.attention_weights_calls,
         attention_weights_seconds=reg.attention_weights_seconds,
         attention_weights_at=reg.attention_weights_at,
+        unoptimized_grads=reg.unoptimized.result,
     )
