@@ -54,7 +54,7 @@ def _line(site: str) -> str:
 def test_the_recorded_framework_runs_are_there():
     names = {p.name.split(".")[0] for p in RUNS.glob("*.run.json")}
     assert {"hf_trainer_tokenize", "lightning_logging", "accelerate_loop", "cli_flags", "progress_loop",
-            "fastai_learner", "fabric_precision"} <= names
+            "fastai_learner", "fabric_precision", "library_trainer"} <= names
 
 
 # --- item 3: the framework, its version and the user's lines ------------------------------------
@@ -493,6 +493,44 @@ def test_a_frameworks_knob_behind_a_library_is_given_through_that_library():
     text = _through_library({"framework_via": "trl", "framework_name": "the Hugging Face Trainer"}, "Pass bf16=True.")
     assert "the the" not in text and text.startswith("trl builds and runs the Hugging Face Trainer objects here")
     assert text.endswith("Hugging Face Trainer's own spelling: Pass bf16=True.")
+
+
+def test_an_accelerator_a_library_trainer_builds_from_its_argument_is_set_through_that_argument():
+    """tests/scripts/frameworks/library_trainer.py: a trainer class (in _library_trainer.py) builds
+    Accelerator(**accelerate_kwargs), as muse-maskgit's VQGanVAETrainer does (test set 19, whose expert gave bf16
+    as VQGanVAETrainer(..., accelerate_kwargs=dict(mixed_precision='bf16')) at the script's construction line).
+    The fix names the trainer's argument, at the script's line that makes the trainer."""
+    record = _record("library_trainer")
+    facts = _facts(record)
+    assert _line(facts["framework_config_at"]) == "self.accelerator = Accelerator(**accelerate_kwargs)"
+    assert (facts["framework_config_owner"], facts["framework_config_param"],
+            facts["framework_config_param_keywords"]) == ("RegressorTrainer", "accelerate_kwargs", True)
+    assert _line(facts["framework_config_owner_at"]) == "trainer = RegressorTrainer("
+    bf16 = _findings(record)["cpu-bf16-not-used"]
+    assert bf16.changes_at == facts["framework_config_owner_at"]
+    assert 'pass RegressorTrainer(..., accelerate_kwargs=dict(mixed_precision="bf16"))' in bf16.advice
+    assert bf16.snippet.strip() == 'trainer = RegressorTrainer(..., accelerate_kwargs=dict(mixed_precision="bf16"))'
+    # A script that makes the Accelerator itself keeps the plain advice at its own line.
+    plain = _facts(_record("accelerate_loop"))
+    assert plain["framework_config_owner"] is None and plain["framework_config_owner_at"] is None
+
+
+def test_a_settings_call_is_read_as_passed_through_only_from_a_parameter(tmp_path):
+    from trainprobe.probe.sourcelines import passed_through
+    source = tmp_path / "trainers.py"
+    source.write_text("from accelerate import Accelerator\n"
+                      "class VaeTrainer:\n"
+                      "    def __init__(self, vae, *, accelerate_kwargs: dict = dict()):\n"
+                      "        self.accelerator = Accelerator(**accelerate_kwargs)\n"
+                      "def make(precision='no', kwargs=None):\n"
+                      "    return Accelerator(mixed_precision=precision)\n"
+                      "def plain(kwargs):\n"
+                      "    settings = dict(cpu=True)\n"
+                      "    return Accelerator(**settings, mixed_precision='no')\n")
+    assert passed_through(str(source), 4, "Accelerator", "mixed_precision") == ("VaeTrainer", "accelerate_kwargs", True)
+    assert passed_through(str(source), 6, "Accelerator", "mixed_precision") == ("make", "precision", False)
+    assert passed_through(str(source), 9, "Accelerator", "mixed_precision") is None  # a local, not a parameter
+    assert passed_through(str(source), 2, "Accelerator", "mixed_precision") is None  # no such call there
 
 
 @pytest.mark.parametrize("folder, name, library, rule", [

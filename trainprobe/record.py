@@ -263,6 +263,13 @@ class FrameworkInfo(JsonMixin):
     entry_at: Optional[str] = None  # the user's line that handed the loop over: trainer.train(), trainer.fit()
     config_call: Optional[str] = None  # the call that holds its settings: TrainingArguments, Trainer, Accelerator
     config_at: Optional[str] = None  # where the script makes that call, "file.py:line" (None: not in its source)
+    # Where that call takes its settings from an argument of the function around it (a library's trainer that
+    # builds Accelerator(**accelerate_kwargs)): the function as the user calls it (a class for an __init__), the
+    # argument, whether it is a dict of keywords (else the setting itself), and the user's line that calls it.
+    config_owner: Optional[str] = None
+    config_param: Optional[str] = None
+    config_param_keywords: bool = False
+    config_owner_at: Optional[str] = None
     # An installed library between the script and the framework that drives it for the script (neuralforecast
     # builds and runs a Lightning Trainer): its top-level package. The framework's knobs go through it.
     via: Optional[str] = None

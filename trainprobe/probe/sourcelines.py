@@ -14,7 +14,7 @@ from functools import lru_cache
 from typing import Callable, Iterable, Iterator, Optional
 
 __all__ = ["parameter_lines", "calls_in", "calls_named", "enclosing_loop", "enclosing_function", "first_call",
-           "calls_in_function", "training_after", "training_call"]
+           "calls_in_function", "training_after", "training_call", "passed_through"]
 
 
 @lru_cache(maxsize=64)
@@ -235,3 +235,43 @@ def training_call(call: ast.Call) -> Optional[str]:
 
 _NOT_TRAINING = ("split", "test", "loader", "data", "set", "transform", "val", "size", "path", "dir")
 
+
+
+def passed_through(path: str, line: int, name: str, knob: str) -> Optional[tuple[str, str, bool]]:
+    """A call to ``name`` at ``line`` that takes its settings from a parameter of the function around it: a
+    library's trainer that builds ``Accelerator(**accelerate_kwargs)`` from its constructor's argument
+    (muse-maskgit's VQGanVAETrainer), or ``Accelerator(mixed_precision=mixed_precision)``. Then the knob is the
+    argument the user passes to that function: (the function's name as the user calls it, the class's name for an
+    ``__init__``; the parameter; True when the parameter is a dict of keywords, False when it is ``knob``
+    itself). None when the call spells its settings itself."""
+    tree = _tree(path)
+    if tree is None:
+        return None
+    call = next((node for node in ast.walk(tree) if isinstance(node, ast.Call) and node.lineno == line
+                 and _called_name(node) == name), None)
+    if call is None:
+        return None
+    owner: Optional[tuple[str, ast.AST]] = None  # the innermost function around the call, and its class
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == "__init__" \
+                        and item.lineno <= line <= (item.end_lineno or 0):
+                    owner = (node.name, item)
+    if owner is None:
+        function = enclosing_function(path, line)
+        found = next((node for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                      and function is not None and node.lineno == function[0]), None)
+        if found is None:
+            return None
+        owner = (found.name, found)
+    args = owner[1].args  # type: ignore[attr-defined]
+    params = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)} - {"self", "cls"}
+    for keyword in call.keywords:
+        value = keyword.value
+        if isinstance(value, ast.Name) and value.id in params:
+            if keyword.arg is None:
+                return owner[0], value.id, True
+            if keyword.arg == knob:
+                return owner[0], value.id, False
+    return None
