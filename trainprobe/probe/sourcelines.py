@@ -14,7 +14,7 @@ from functools import lru_cache
 from typing import Callable, Iterable, Iterator, Optional
 
 __all__ = ["parameter_lines", "calls_in", "calls_named", "enclosing_loop", "enclosing_function", "first_call",
-           "calls_in_function", "training_after", "training_call", "passed_through"]
+           "calls_in_function", "training_after", "training_call", "passed_through", "call_in_class"]
 
 
 @lru_cache(maxsize=64)
@@ -275,3 +275,20 @@ def passed_through(path: str, line: int, name: str, knob: str) -> Optional[tuple
             if keyword.arg == knob:
                 return owner[0], value.id, False
     return None
+
+
+def call_in_class(path: str, line: int, names: Iterable[str]) -> Optional[tuple[int, str]]:
+    """The first call to one of ``names`` inside the class whose body holds ``line`` (a library trainer's
+    ``train`` method running: the ``Accelerator(...)`` its ``__init__`` makes): (line, name); None outside a class."""
+    tree = _tree(path)
+    if tree is None:
+        return None
+    wanted = set(names)
+    classes = [node for node in ast.walk(tree) if isinstance(node, ast.ClassDef)
+               and node.lineno <= line <= (node.end_lineno or 0)]
+    if not classes:
+        return None
+    innermost = max(classes, key=lambda node: node.lineno)
+    found = [(node.lineno, name) for node in ast.walk(innermost)
+             if isinstance(node, ast.Call) and (name := _called_name(node)) in wanted]
+    return min(found) if found else None
