@@ -417,18 +417,24 @@ def _config_site(name: str, entry: Any, is_user: UserCode) -> Optional[tuple[str
     calls = _CONFIG_CALLS.get(name)
     if not calls:
         return None
-    paths = []
-    if entry is not None:
-        paths.append(entry.f_code.co_filename)
-        paths.extend(_cells_up_to(entry.f_code.co_filename))  # a notebook builds its trainer in an earlier cell
-    main = getattr(sys.modules.get("__main__"), "__file__", None)
-    if isinstance(main, str) and is_user(main):
-        paths.append(main)
-    for path in dict.fromkeys(paths):
+    for path in _script_files(entry, is_user):
         hit = first_call(path, calls)
         if hit is not None:
             return f"{path}:{hit[0]}", hit[1]
     return None
+
+
+def _script_files(entry: Any, is_user: UserCode) -> list[str]:
+    """The script's files where it makes its settings calls: the file of its call into the framework (with a
+    notebook's earlier cells, where it builds its trainer), then its main file."""
+    paths = []
+    if entry is not None:
+        paths.append(entry.f_code.co_filename)
+        paths.extend(_cells_up_to(entry.f_code.co_filename))
+    main = getattr(sys.modules.get("__main__"), "__file__", None)
+    if isinstance(main, str) and is_user(main):
+        paths.append(main)
+    return list(dict.fromkeys(paths))
 
 
 def _library_config_site(name: str, frames: list[Any]) -> Optional[tuple[str, str]]:
@@ -465,15 +471,8 @@ def _passed_through(info: FrameworkInfo, entry: Any, is_user: UserCode) -> Frame
     if found is None:
         return info
     owner, param, keywords = found
-    paths = []
-    if entry is not None:
-        paths.append(entry.f_code.co_filename)
-        paths.extend(_cells_up_to(entry.f_code.co_filename))
-    main = getattr(sys.modules.get("__main__"), "__file__", None)
-    if isinstance(main, str) and is_user(main):
-        paths.append(main)
     owner_at = None
-    for candidate in dict.fromkeys(paths):
+    for candidate in _script_files(entry, is_user):
         hit = first_call(candidate, (owner,))
         if hit is not None and f"{candidate}:{hit[0]}" != info.config_at:
             owner_at = f"{candidate}:{hit[0]}"
