@@ -97,6 +97,45 @@ def test_a_script_that_resumes_from_its_first_runs_checkpoint_keeps_its_first_ru
     assert Diagnosis.load(out / "diagnosis.json").verdict.category != "unknown"
 
 
+@pytest.mark.slow
+def test_a_second_run_lost_on_what_the_first_left_in_the_scripts_folder_runs_again_without_it(tmp_path):
+    """ConvNeXt's auto-resume and audiolm's y/n prompt about its results folder (test set 20) failed their second,
+    fitted runs on what the first run had made in the script's folder, so neither got an op profile. Here the
+    script refuses the output folder ``results`` it makes in its working folder: the second run fails on it, and a
+    third runs with the first run's ``results`` set aside in first-run/script-folder/ (moved, not deleted)."""
+    out = tmp_path / "out"
+    proc, record = diagnose(out, str(SCRIPTS / "loop.py"), "--epochs", "1", "--output-dir", "results", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert record.profiler.availability.available and record.hotspots.availability.available
+    assert any("this is a third run" in note and "results moved to first-run/script-folder/" in note
+               for note in record.notes), record.notes
+    assert (out / "first-run" / "script-folder" / "results").is_dir()  # the first run's, kept
+    assert (out / "first-run" / "run.json").exists()
+    assert RunRecord.load(out / "second-run" / "run.json").outcome.status == "failed"
+    assert (tmp_path / "results").is_dir()  # the third run's own, where the script put it
+
+
+def test_only_what_a_run_made_in_the_folder_is_set_aside_and_it_comes_back(tmp_path):
+    from trainprobe.probe.leftovers import bring_back, listing, made_since, set_aside_made
+
+    (tmp_path / "data").mkdir()
+    out = tmp_path / "trainprobe-runs" / "train-1"
+    out.mkdir(parents=True)
+    before = listing(tmp_path)
+    for name in ("results", ".idea", "__pycache__"):
+        (tmp_path / name).mkdir()
+    (tmp_path / "last.ckpt").write_text("weights")
+    made = made_since(tmp_path, before, out)
+    assert made == ["last.ckpt", "results"]  # not the data there before, trainprobe's folder, hidden ones, caches
+    assert made_since(tmp_path, before | {"trainprobe-runs"}, out) == made
+    moved, left = set_aside_made(tmp_path, made, out / "first-run" / "script-folder")
+    assert (moved, left) == (made, []) and not (tmp_path / "results").exists()
+    (tmp_path / "results").mkdir()  # a later run made its own: the first run's stays set aside
+    assert bring_back(tmp_path, out / "first-run" / "script-folder") == ["results"]
+    assert (tmp_path / "last.ckpt").read_text() == "weights"
+    assert made_since(tmp_path, None, out) == []  # a folder that could not be read before: nothing moves
+
+
 def test_solo_learns_resumed_second_run_leaves_its_first_run_standing():
     """Test set 16's solo-learn SimCLR, run again after the fix (a review, not the held-out record): the second
     run resumed from the first's checkpoint and trained nothing; the report is the first run's six steps, with

@@ -18,6 +18,7 @@ from typing import Callable, Optional, Sequence
 from ..findings import Diagnosis, WhatIf
 from ..interrupts import interrupts_held
 from ..probe.config import WindowPlan
+from ..probe.leftovers import listing
 from ..probe.refit import refit
 from ..record import RunRecord
 from ..record_file import write_record
@@ -158,6 +159,7 @@ def diagnose(
     out = output_folder(out_dir) if out_dir else default_folder(target)
     options = ProbeOptions(out_dir=out, plan=plan, timeout=timeout, trace_path=trace_path,
                            data_paths=tuple(data_paths), keep_args=keep_args)
+    before = listing(Path.cwd())  # the script's folder as the first run finds it (probe/leftovers.py)
     try:
         probe = run_probe(target, options, progress)
     except ProbeStartError as exc:
@@ -167,7 +169,7 @@ def diagnose(
         return _verified(replace(trainers, target=tuple(target)), verify_budget, progress)
     again = None if probe.interrupted else refit(probe.record, plan)
     if again is not None:
-        probe = _run_again(target, options, again, probe, progress)
+        probe = _run_again(target, options, again, probe, progress, before)
     probe = _with_notebook_notes(probe, target)
     result = finish(probe.record, probe.record_path, rule_dirs, problems=probe.problems,
                     record_saved=probe.record_saved, interrupted=probe.interrupted)
@@ -191,10 +193,12 @@ def _trainers(probe, rule_dirs: Sequence[Path]) -> Optional[DiagnoseResult]:
         return None
 
 
-def _run_again(target: Sequence[str], options, plan: WindowPlan, first, progress: Callable[[str], None]):
+def _run_again(target: Sequence[str], options, plan: WindowPlan, first, progress: Callable[[str], None],
+               folder_before: Optional[frozenset[str]] = None):
     """The script ended before its profiling windows, or while still warming up: run it once more with
     windows fitted to the steps it made (at most the script's own length again), and say so in the
-    record."""
+    record. A second run that fails on what the first left in the script's folder (``folder_before``: its
+    names as the first run found it) is tried once more with those set aside (:func:`_without_leftovers`)."""
     from ..probe.launch import run_probe
     from ..probe.refit import FIRST_RUN, all_warmup, batches_only, second_run_lost, set_aside, training_steps
 
@@ -212,11 +216,18 @@ def _run_again(target: Sequence[str], options, plan: WindowPlan, first, progress
                  f"{steps} steps")
     set_aside(Path(options.out_dir))
     second = run_probe(target, replace(options, plan=plan), progress)
+    set_aside_note = None
     if second_run_lost(first.record, second.record):
-        progress(f"the second run ended before measuring more ({_ending(second.record)}); the report is from "
-                 f"the first run")
-        return _first_stands(first, second.record, Path(options.out_dir), f"the script ended after {steps} "
-                             f"steps, {before}")
+        third = _without_leftovers(target, replace(options, plan=plan), first, second, folder_before, progress)
+        if third is None or second_run_lost(first.record, third[0].record):
+            lost = third[0].record if third is not None else second.record
+            progress(f"the second run ended before measuring more ({_ending(lost)}); the report is from "
+                     f"the first run")
+            if third is not None:
+                _restore_leftovers(Path(options.out_dir), folder_before)
+            return _first_stands(first, lost, Path(options.out_dir), f"the script ended after {steps} "
+                                 f"steps, {before}")
+        second, set_aside_note = third
     windows = ", ".join(f"{name} {count if on else 'none'}" for name, on, count in (
         ("torch.profiler", plan.profiler, plan.profile_min_steps),
         ("cProfile", plan.cprofile, plan.cprofile_min_steps)))
@@ -227,7 +238,8 @@ def _run_again(target: Sequence[str], options, plan: WindowPlan, first, progress
                 f"iteration as the next step's start")
     else:
         note = (f"the script ended after {steps} steps in a first run, {before} (its record is "
-                f"{FIRST_RUN}/run.json); this is a second run with windows fitted to those steps: warm-up "
+                f"{FIRST_RUN}/run.json); this is a {'third' if set_aside_note else 'second'} run with windows fitted to "
+                f"those steps: warm-up "
                 f"{plan.warmup_steps}, {counting}steady {plan.steps}, {windows}")
     # What the first run saw that the second did not (how the script ended by itself: the second run is
     # stopped by trainprobe once its windows are done) stays in the record.
@@ -235,9 +247,52 @@ def _run_again(target: Sequence[str], options, plan: WindowPlan, first, progress
     # The second run is stopped once its windows are done: how long the script is, the first run said.
     invocation = replace(second.record.invocation,
                          options={**second.record.invocation.options, "first_run_steps": steps})
+    if set_aside_note:
+        note += f"; {set_aside_note}"
     record = replace(second.record, notes=(note,) + earlier + second.record.notes, invocation=invocation)
     write_record(record, second.record_path)  # if not, the note is lost from run.json, not from the report
     return replace(second, record=record)
+
+
+def _without_leftovers(target: Sequence[str], options, first, second, folder_before: Optional[frozenset[str]],
+                       progress: Callable[[str], None]):
+    """The second run ended before measuring more, maybe on what the first run left in the script's folder (a
+    checkpoint it resumes from, a results folder it asks about): those entries, and the second run's, are set
+    aside in first-run/script-folder/ (moved, probe/leftovers.py), the second run's files go to second-run/, and
+    the script runs a third time from the folder as the first run found it. (the third run, the note that says
+    so); None where the runs made nothing there that could be moved."""
+    from ..probe.launch import run_probe
+    from ..probe.leftovers import SCRIPT_FILES, made_since, set_aside_made
+    from ..probe.refit import FIRST_RUN, SECOND_RUN, set_aside
+
+    out, folder = Path(options.out_dir), Path.cwd()
+    made = made_since(folder, folder_before, out)
+    if not made:
+        return None
+    moved, left = set_aside_made(folder, made, out / FIRST_RUN / SCRIPT_FILES)
+    if not moved:
+        return None
+    set_aside(out, SECOND_RUN)
+    names = ", ".join(moved)
+    progress(f"the second run ended before measuring more ({_ending(second.record)}); running it once more with "
+             f"what the runs made in the script's folder set aside ({names})")
+    third = run_probe(target, options, progress)
+    kept = f"; {', '.join(left)} could not be moved and stayed" if left else ""
+    note = (f"a second run ended before measuring more ({_ending(second.record)}; its files are in {SECOND_RUN}/), "
+            f"on what the first run left in the script's folder: this is a third run, with {names} moved to "
+            f"{FIRST_RUN}/{SCRIPT_FILES}/ so that it began from the folder as the first run found it{kept}")
+    return third, note
+
+
+def _restore_leftovers(out: Path, folder_before: Optional[frozenset[str]]) -> None:
+    """The third run was lost too: what it made in the script's folder goes to second-run/script-folder/, and
+    what the first run made comes back, so that the folder is as the first run (which stands) left it."""
+    from ..probe.leftovers import SCRIPT_FILES, bring_back, made_since, set_aside_made
+    from ..probe.refit import FIRST_RUN, SECOND_RUN
+
+    folder = Path.cwd()
+    set_aside_made(folder, made_since(folder, folder_before, out), out / SECOND_RUN / SCRIPT_FILES)
+    bring_back(folder, out / FIRST_RUN / SCRIPT_FILES)
 
 
 def _ending(record: RunRecord) -> str:
