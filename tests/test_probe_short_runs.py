@@ -136,6 +136,24 @@ def test_only_what_a_run_made_in_the_folder_is_set_aside_and_it_comes_back(tmp_p
     assert made_since(tmp_path, None, out) == []  # a folder that could not be read before: nothing moves
 
 
+@pytest.mark.parametrize("name, line, words", [
+    ("t20_fb_convnext_tiny", "engine.py:52", 'make it torch.autocast("cpu", dtype=torch.bfloat16)'),
+    ("t20_lucidrains_audiolm_soundstream", "soundstream_readme.py:77",
+     'pass SoundStreamTrainer(..., accelerate_kwargs=dict(mixed_precision="bf16"))'),
+])
+def test_test_set_20s_short_runs_measured_by_a_third_run_get_their_experts_fix(name, line, words):
+    """Test set 20, run again after its held-out run (a later review, not the held-out figure): ConvNeXt and
+    audiolm lost their second runs on their first runs' files (a resumed checkpoint, a y/n prompt) and missed
+    bf16. Their third runs, with those files set aside, profiled the op mix: the bf16 fix at each expert's line,
+    audiolm's in the terms of the library trainer that builds its Accelerator."""
+    import recorded
+    record, diagnosis = recorded.diagnosed(DATA / "real_test20" / "review" / f"{name}.cpu.run.json.gz")
+    assert any("this is a third run" in note for note in record.notes), record.notes
+    assert record.profiler.availability.available
+    bf16 = {f.id: f for f in diagnosis.findings}["cpu-bf16-not-used"]
+    assert bf16.changes_at == line and words in bf16.advice
+
+
 def test_solo_learns_resumed_second_run_leaves_its_first_run_standing():
     """Test set 16's solo-learn SimCLR, run again after the fix (a review, not the held-out record): the second
     run resumed from the first's checkpoint and trained nothing; the report is the first run's six steps, with
