@@ -218,7 +218,7 @@ def _run_again(target: Sequence[str], options, plan: WindowPlan, first, progress
     second = run_probe(target, replace(options, plan=plan), progress)
     set_aside_note = None
     if second_run_lost(first.record, second.record):
-        third = _without_leftovers(target, replace(options, plan=plan), first, second, folder_before, progress)
+        third = _without_leftovers(target, replace(options, plan=plan), second, folder_before, progress)
         if third is None or second_run_lost(first.record, third[0].record):
             lost = third[0].record if third is not None else second.record
             progress(f"the second run ended before measuring more ({_ending(lost)}); the report is from "
@@ -238,9 +238,8 @@ def _run_again(target: Sequence[str], options, plan: WindowPlan, first, progress
                 f"iteration as the next step's start")
     else:
         note = (f"the script ended after {steps} steps in a first run, {before} (its record is "
-                f"{FIRST_RUN}/run.json); this is a {'third' if set_aside_note else 'second'} run with windows fitted to "
-                f"those steps: warm-up "
-                f"{plan.warmup_steps}, {counting}steady {plan.steps}, {windows}")
+                f"{FIRST_RUN}/run.json); this is a {'third' if set_aside_note else 'second'} run with windows "
+                f"fitted to those steps: warm-up {plan.warmup_steps}, {counting}steady {plan.steps}, {windows}")
     # What the first run saw that the second did not (how the script ended by itself: the second run is
     # stopped by trainprobe once its windows are done) stays in the record.
     earlier = tuple(f"in the first run, {n}" for n in first.record.notes if n not in second.record.notes)
@@ -254,7 +253,7 @@ def _run_again(target: Sequence[str], options, plan: WindowPlan, first, progress
     return replace(second, record=record)
 
 
-def _without_leftovers(target: Sequence[str], options, first, second, folder_before: Optional[frozenset[str]],
+def _without_leftovers(target: Sequence[str], options, second, folder_before: Optional[frozenset[str]],
                        progress: Callable[[str], None]):
     """The second run ended before measuring more, maybe on what the first run left in the script's folder (a
     checkpoint it resumes from, a results folder it asks about): those entries, and the second run's, are set
