@@ -77,6 +77,8 @@ FACTS = {
                      "(--workers, -j, --dataloader_num_workers)."),
     "flag_batch_size": ("text", "Its option for the batch size (--batch-size, -b, --per_device_train_batch_size)."),
     "flag_amp": ("text", "Its option for mixed precision (--amp, --bf16, --mixed_precision)."),
+    "flag_amp_on": ("bool", "That option's parsed value turns mixed precision on in this run (True, a dtype, "
+                    "'bf16-mixed'); false for False, no, 0, 'no', '32-true'; None without such an option."),
     "flag_bf16": ("text", "The command-line words that turn on bfloat16 mixed precision: a switch of its own "
                   "(--bf16), a precision option with the value it lists for it (--precision amp_bf16, "
                   "--mixed_precision bf16), or --amp with its dtype option (--amp --amp-dtype bfloat16)."),
@@ -189,6 +191,19 @@ def _half_precision_switch(record: RunRecord, dtype: str) -> Optional[str]:
     if dtype_flag is not None:  # timm: --amp --amp-dtype bfloat16
         return f"{_option(switch)} {_option(dtype_flag)} {'bfloat16' if dtype == 'bf16' else 'float16'}"
     return _option(switch) if dtype == "fp16" else None  # a bare --amp is float16 autocast with a scaler
+
+
+# Parsed values that leave mixed precision off: argparse's False, an explicit "no", full precision.
+_OFF_VALUES = ("false", "no", "0", "none", "", "fp32", "float32", "32", "32-true", "off")
+
+
+def _switched_on(record: RunRecord) -> Optional[bool]:
+    """Whether the script's mixed-precision option is on in this run, read from its parsed value; None when it has
+    no such option or the value was not read."""
+    found = _flags_for(record, _FLAGS["flag_amp"])
+    if not found or found[0].value is None:
+        return None
+    return found[0].value.strip().lower() not in _OFF_VALUES
 
 
 def _precision(name: str, settings: dict[str, str]) -> Optional[str]:
@@ -317,6 +332,7 @@ def compute(record: RunRecord) -> dict[str, object]:
         out[fact] = _flag(record, dests)
     out["flag_bf16"] = _half_precision_switch(record, "bf16")
     out["flag_fp16"] = _half_precision_switch(record, "fp16")
+    out["flag_amp_on"] = _switched_on(record)
     for fact in _FLAG_FACTS:
         out[f"{fact}_at"] = _declared_at(record, out[fact], cwd)  # type: ignore[arg-type]
     return out
