@@ -48,7 +48,7 @@ def test_a_trainable_module_outside_the_optimizer_is_found_and_named_by_its_attr
     assert found.params == loss_net and found.tensors == 4
     assert found.optimized_params == sum(p.numel() for p in model.body.parameters())
     assert found.children == ("loss_net",)
-    assert found.modules == (f"loss_net (torch.nn.modules.container.Sequential): {loss_net}",)
+    assert found.modules == {"loss_net (torch.nn.modules.container.Sequential)": loss_net}
     assert found.model_built_at == "train.py:7"
 
 
@@ -80,7 +80,7 @@ def test_a_model_of_its_own_that_no_optimizer_holds_is_named_as_a_whole():
     (student(x) - teacher(x)).square().mean().backward()  # the teacher left trainable, its output not detached
     found = _read([student, teacher], [torch.optim.SGD(student.parameters(), lr=0.1)])
     assert found.params == sum(p.numel() for p in teacher.parameters())
-    assert found.modules[0].startswith("torch.nn.modules.container.Sequential (a model of its own)")
+    assert list(found.modules) == ["torch.nn.modules.container.Sequential (a model of its own)"]
 
 
 def test_the_reading_with_the_most_is_kept_and_only_the_first_steps_are_read():
@@ -113,7 +113,7 @@ def _record(found: UnoptimizedGrads, backward: float | None) -> RunRecord:
 
 def test_the_facts_sum_the_backward_of_the_children_left_out():
     found = UnoptimizedGrads(params=90_000, tensors=4, optimized_params=10_000, children=("loss_net",),
-                             modules=("loss_net (torch.nn.modules.container.Sequential): 90000",),
+                             modules={"loss_net (torch.nn.modules.container.Sequential)": 90000},
                              model_built_at="/run/train.py:12")
     facts = facts_by_name(compute_facts(_record(found, 0.3)))
     assert facts["unoptimized_grad_params"] == 90_000
@@ -126,7 +126,7 @@ def test_the_facts_sum_the_backward_of_the_children_left_out():
 
 def test_the_rule_fires_above_its_bars_only():
     found = UnoptimizedGrads(params=90_000, tensors=4, optimized_params=10_000, children=("loss_net",),
-                             modules=("loss_net (torch.nn.modules.container.Sequential): 90000",))
+                             modules={"loss_net (torch.nn.modules.container.Sequential)": 90000})
     values = facts_by_name(compute_facts(_record(found, None)))
     fired = {f.id: f for f in evaluate_rules(RULES, values)[0]}
     assert fired["gradients-for-unoptimized-weights"].severity == "info"  # no backward measured: no gain

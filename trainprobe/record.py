@@ -301,9 +301,9 @@ class UnoptimizedGrads(JsonMixin):
     params: int = 0  # elements of such weights
     tensors: int = 0
     optimized_params: int = 0  # elements with gradients that an optimizer does hold
-    # Where they sit: "path (module class): elements", the largest first (at most 6); path is the attribute
-    # path inside the model that holds them ("_vgg", "backbone.layer1").
-    modules: tuple[str, ...] = ()
+    # Where they sit: "path (module class)" -> elements, the largest first (at most 6); path is the direct
+    # child's attribute in the model that holds them ("_vgg"), or the model's class for a model of its own.
+    modules: dict[str, int] = field(default_factory=dict)
     # The models' direct children (by attribute, as ModuleTime.name) whose weights with gradients all are such:
     # their backward's weight-gradient products are what freezing them saves.
     children: tuple[str, ...] = ()

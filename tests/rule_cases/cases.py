@@ -423,7 +423,7 @@ def _loss_network(backward: float) -> RunRecord:
     """A perceptual loss's feature network (90,000 weights) left trainable outside the optimizer, whose backward
     took ``backward`` seconds a step in the profiled window."""
     found = UnoptimizedGrads(params=90_000, tensors=8, optimized_params=20_000, children=("features",),
-                             modules=("features (torch.nn.modules.container.Sequential): 90000",),
+                             modules={"features (torch.nn.modules.container.Sequential)": 90000},
                              model_built_at="train.py:40")
     record = with_settings(cpu_record(), unoptimized_grads=found)
     return with_profiler(record, module_times=(ModuleTime(name="features", forward_per_step=backward / 2,

@@ -37,7 +37,7 @@ from collections import Counter
 from typing import Callable, Optional
 
 from ..facts import recompute_step_facts
-from ..facts.window import FEWEST_STEPS, MIN_STEADY_STEPS, micro_batches_of, steady_micro_batches, steady_steps
+from ..facts.window import FEWEST_STEPS, short_run_split, steady_micro_batches, steady_steps
 from ..findings import Finding, Verdict
 from ..record import MICRO_PARTS, PHASE_STEADY, MicroBatch, RunRecord, Step
 
@@ -68,7 +68,7 @@ def _resampler(record: RunRecord) -> Callable[[random.Random], RunRecord]:
     chosen = set(map(id, steady))
     kept = [s for s in record.steps if s.phase != PHASE_STEADY and id(s) not in chosen]
     ready = [dataclasses.replace(s, phase=PHASE_STEADY, epoch_start=False) for s in steady]
-    split = micro_batches_of(record, steady) if len(steady) < MIN_STEADY_STEPS else None  # steady_micro_batches' test
+    split = short_run_split(record, steady)
     if split is not None:
         return _micro_resampler(record, kept, ready, split)
 

@@ -24,14 +24,6 @@ FACTS = {
 }
 
 
-def _where(modules: tuple[str, ...]) -> str:
-    parts = []
-    for entry in modules:
-        place, _, count = entry.rpartition(": ")
-        parts.append(f"{place}, {int(count):,} weights" if count.isdigit() else entry)
-    return "; ".join(parts)
-
-
 def compute(record: RunRecord) -> dict[str, object]:
     found = record.settings.unoptimized_grads
     if found is None or not found.params:
@@ -42,7 +34,7 @@ def compute(record: RunRecord) -> dict[str, object]:
     return {
         "unoptimized_grad_params": found.params,
         "unoptimized_grad_share": found.params / with_grads if with_grads else None,
-        "unoptimized_grad_where": _where(found.modules),
+        "unoptimized_grad_where": "; ".join(f"{place}, {n:,} weights" for place, n in found.modules.items()),
         "unoptimized_grad_backward": sum(times) if times else None,
         "unoptimized_grad_model_at": where(found.model_built_at, record.invocation.cwd),
     }

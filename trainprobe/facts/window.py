@@ -52,7 +52,7 @@ from ._stats import median
 
 __all__ = ["steady_steps", "warmup_steps", "after_warmup", "NOT_MEASURED", "borrowed_warmup", "steady_span",
            "in_window", "mean_step_time", "usual_batch", "partial_batches", "MIN_STEADY_STEPS", "FEWEST_STEPS",
-           "enough_steps", "firm_steps", "steady_micro_batches", "micro_batches_of"]
+           "enough_steps", "firm_steps", "steady_micro_batches", "micro_batches_of", "short_run_split"]
 
 # This many steady steps settle a verdict: with fewer, it stands only when it is decisive (the
 # resamples of the steps reach it: engine/stability.py), and a run too short for a separate warm-up
@@ -191,13 +191,17 @@ def _whole(step: Step) -> MicroBatch:
     return MicroBatch(step=step.index, start=step.start, **{name: getattr(step, name) for name in MICRO_PARTS})
 
 
+def short_run_split(record: RunRecord, steps: Sequence[Step]) -> Optional[tuple[tuple[MicroBatch, ...], ...]]:
+    """``steps`` (a run's steady steps) split into their micro-batches (micro_batches_of) when they are fewer
+    than MIN_STEADY_STEPS, so that the run is judged from its micro-batches (see the module's docstring);
+    None otherwise."""
+    return micro_batches_of(record, steps) if len(steps) < MIN_STEADY_STEPS else None
+
+
 def steady_micro_batches(record: RunRecord) -> tuple[MicroBatch, ...]:
-    """The micro-batches of the steady steps (micro_batches_of), when fewer than MIN_STEADY_STEPS steps were
-    measured and some were split into micro-batches (see the module's docstring); empty otherwise."""
-    steps = steady_steps(record)
-    if len(steps) >= MIN_STEADY_STEPS:
-        return ()
-    split = micro_batches_of(record, steps)
+    """The micro-batches of the steady steps, when the run is judged from them (short_run_split); empty
+    otherwise."""
+    split = short_run_split(record, steady_steps(record))
     return tuple(m for parts in split for m in parts) if split else ()
 
 

@@ -14,8 +14,9 @@ tokens then -100s: a speech or vision encoder-decoder's batch has no text mask o
 padded to 448 tokens are what its decoder computes on (distil-whisper, test set 19). Labels that also mask
 a prompt (-100 before the answer) are not a run from one end, and not taken. Or it is found in a tuple
 batch as the first 2-d integer tensor of zeros and ones after a token-id tensor of the same shape whose rows
-are all a run of ones from one end (``TensorDataset(input_ids, attention_mask, labels)``). Token-type ids come after the mask in those
-layouts; a tensor that is not a run from one end in every row is not taken for a mask.
+are all a run of ones from one end (``TensorDataset(input_ids, attention_mask, labels)``). Token-type ids
+come after the mask in those layouts; a tensor that is not a run from one end in every row is not taken for
+a mask.
 """
 
 from __future__ import annotations

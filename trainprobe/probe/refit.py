@@ -152,10 +152,10 @@ def _short_plan(plan: WindowPlan, steps: int) -> Optional[WindowPlan]:
 def micro_plan(plan: WindowPlan, record: RunRecord) -> Optional[WindowPlan]:
     """For a run whose steps after the first were split into micro-batches (some of them at least: a step
     not split counts as one, facts/window.py), FEWEST_STEPS in all at least: one warm-up step, then the
-    torch.profiler window's step, then one step for each further window while steps remain (a counting step, then cProfile), and the rest steady. A run of two steps
-    gets no steady step: its profiled step is the one judged (facts/window.py takes the steps after
-    warm-up when no steady one was measured), the profiler's few percent a fair price for the op mix
-    that the bfloat16 and torch.compile levers read. Only closed steps count: a window open when the
+    torch.profiler window's step, then one step for each further window while steps remain (a counting step,
+    then cProfile), and the rest steady. A run of two steps gets no steady step: its profiled step is the one
+    judged (facts/window.py takes the steps after warm-up when no steady one was measured), the profiler's few
+    percent a fair price for the op mix that the bfloat16 and torch.compile levers read. Only closed steps count: a window open when the
     script ends holds no whole step. None without such a split, or with no step for the profiler."""
     training = [s for s in record.steps if not s.validation]
     split = micro_batches_of(record, training[1:])

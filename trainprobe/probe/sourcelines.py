@@ -236,7 +236,6 @@ def training_call(call: ast.Call) -> Optional[str]:
 _NOT_TRAINING = ("split", "test", "loader", "data", "set", "transform", "val", "size", "path", "dir")
 
 
-
 def passed_through(path: str, line: int, name: str, knob: str) -> Optional[tuple[str, str, bool]]:
     """A call to ``name`` at ``line`` that takes its settings from a parameter of the function around it: a
     library's trainer that builds ``Accelerator(**accelerate_kwargs)`` from its constructor's argument
@@ -251,29 +250,23 @@ def passed_through(path: str, line: int, name: str, knob: str) -> Optional[tuple
                  and _called_name(node) == name), None)
     if call is None:
         return None
-    owner: Optional[tuple[str, ast.AST]] = None  # the innermost function around the call, and its class
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ClassDef):
-            for item in node.body:
-                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == "__init__" \
-                        and item.lineno <= line <= (item.end_lineno or 0):
-                    owner = (node.name, item)
-    if owner is None:
-        function = enclosing_function(path, line)
-        found = next((node for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-                      and function is not None and node.lineno == function[0]), None)
-        if found is None:
-            return None
-        owner = (found.name, found)
-    args = owner[1].args  # type: ignore[attr-defined]
+    # The innermost function around the call, with the node it sits in: an __init__ is called by its class's name.
+    around = [(parent, node) for parent in ast.walk(tree) for node in ast.iter_child_nodes(parent)
+              if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+              and node.lineno <= line <= (node.end_lineno or 0)]
+    if not around:
+        return None
+    parent, function = max(around, key=lambda pair: pair[1].lineno)
+    owner = parent.name if function.name == "__init__" and isinstance(parent, ast.ClassDef) else function.name
+    args = function.args
     params = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)} - {"self", "cls"}
     for keyword in call.keywords:
         value = keyword.value
         if isinstance(value, ast.Name) and value.id in params:
             if keyword.arg is None:
-                return owner[0], value.id, True
+                return owner, value.id, True
             if keyword.arg == knob:
-                return owner[0], value.id, False
+                return owner, value.id, False
     return None
 
 

@@ -103,7 +103,7 @@ def _read(models: list[tuple[Any, Optional[str]]], held: set[int]) -> Optional[U
     top_model = max(per_model, key=lambda i: per_model[i][0])
     return UnoptimizedGrads(
         params=unoptimized, tensors=tensors, optimized_params=optimized,
-        modules=tuple(f"{where}: {n}" for where, n in largest),
+        modules=dict(largest),
         children=tuple(sorted(child for (_i, child), (out, inside) in children.items()
                               if child and out and not inside)),
         model_built_at=models[top_model][1],
