@@ -134,6 +134,9 @@ def test_only_what_a_run_made_in_the_folder_is_set_aside_and_it_comes_back(tmp_p
     assert bring_back(tmp_path, out / "first-run" / "script-folder") == ["results"]
     assert (tmp_path / "last.ckpt").read_text() == "weights"
     assert made_since(tmp_path, None, out) == []  # a folder that could not be read before: nothing moves
+    # Nothing could be moved (another file system, here a name that is not there): no empty holding folder stays.
+    holding = out / "second-run" / "script-folder"
+    assert set_aside_made(tmp_path, ["gone"], holding) == ([], ["gone"]) and not holding.exists()
 
 
 @pytest.mark.parametrize("name, line, words", [

@@ -65,6 +65,11 @@ def set_aside_made(folder: Path, names: list[str], holding: Path) -> tuple[list[
             moved.append(name)
         except OSError:  # another file system, a file in use: it stays, and the note says so
             left.append(name)
+    if not moved:
+        try:
+            holding.rmdir()  # nothing set aside: no empty folder left among trainprobe's files
+        except OSError:
+            pass
     return moved, left
 
 
