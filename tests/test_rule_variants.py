@@ -201,8 +201,9 @@ _CLI_FLAGS = tuple(CliFlag(options=(option,), dest=dest, value="0") for option, 
 
 
 @pytest.mark.parametrize("rule_id, name", every_nth_quick([(r.id, v.name) for r in load_rules()[0] if r.id in _ADDED
-                                                           for v in r.variants], 4))
+                                                           for v in r.variants if v.name != "config"], 4))
 def test_each_added_framework_table_speaks_its_frameworks_terms_at_its_line(rule_id, name):
+    """(The configuration file's tables have their own tests: tests/test_config_files.py.)"""
     record = CASES[rule_id].bad()
     if name == "cli":
         record = with_settings(record, framework=FrameworkInfo(name=""), cli_flags=_CLI_FLAGS)
@@ -290,7 +291,8 @@ def test_the_docs_count_each_frameworks_tables():
             counts[variant.name] = counts.get(variant.name, 0) + 1
     rows = {"transformers": "| Hugging Face `Trainer` |", "lightning": "| Lightning |", "accelerate": "| accelerate |",
             "skorch": "| skorch |", "keras": "| Keras 3 (PyTorch backend) |", "stable_baselines3": "| Stable-Baselines3 |", "ignite": "| Ignite |",
-            "torchtnt": "| torchtnt |", "fabric": "| Lightning Fabric |", "cli": "| the script's flags |"}
+            "torchtnt": "| torchtnt |", "fabric": "| Lightning Fabric |", "cli": "| the script's flags |",
+            "config": "| the run's configuration file |"}
     for name, start in rows.items():
         row = next(line for line in text.splitlines() if line.startswith(start))
         assert row.split("|")[3].strip().split()[0] == str(counts[name]), (name, counts[name], row)

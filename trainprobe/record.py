@@ -38,6 +38,8 @@ __all__ = [
     "OptimizerSettings",
     "FrameworkInfo",
     "CliFlag",
+    "ConfigEntry",
+    "ConfigFile",
     "Padding",
     "UnoptimizedGrads",
     "SchedulerSettings",
@@ -322,6 +324,25 @@ class CliFlag(JsonMixin):
 
 
 @dataclass(frozen=True)
+class ConfigEntry(JsonMixin):
+    """One key of a configuration file, where the file sets it."""
+
+    key: str = ""  # its path in the file, dotted: "trainer.precision", "data.init_args.num_workers", "bf16"
+    line: int = 0  # 1-based
+    text: str = ""  # the line as written, stripped: "precision: 32", "num_workers = 4", '"amp": true,'
+    section: bool = False  # a key that opens a block of keys ("trainer:", "[train]"), not a value
+
+
+@dataclass(frozen=True)
+class ConfigFile(JsonMixin):
+    """A YAML, TOML or JSON file the script read while it ran (its configuration), with its keys' lines."""
+
+    path: str = ""  # as opened: absolute
+    format: str = ""  # yaml | toml | json
+    entries: tuple[ConfigEntry, ...] = ()  # in the file's order (at most probe/configfiles.MAX_ENTRIES)
+
+
+@dataclass(frozen=True)
 class Settings(JsonMixin):
     """The run's settings, read from live objects after warm-up and at the end."""
 
@@ -377,6 +398,8 @@ class Settings(JsonMixin):
     attention_weights_seconds: float = 0.0
     attention_weights_at: Optional[str] = None
     unoptimized_grads: Optional[UnoptimizedGrads] = None  # weights with gradients that no optimizer holds
+    # The configuration files the script read (Hydra, yacs, LightningCLI, a YAML of its own): where a knob is set
+    config_files: tuple[ConfigFile, ...] = ()
 
 
 @dataclass(frozen=True)

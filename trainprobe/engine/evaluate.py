@@ -256,15 +256,18 @@ _BUILT_FROM_FLAGS = ("lightning", "fabric")
 
 
 def _variant(rule: Rule, context: dict[str, Any]) -> Optional[Variant]:
-    """The rule's fix in the terms of the framework that runs the loop: its own [framework.NAME] table,
-    else the script's command-line flags ([framework.cli]), each only when its ``when`` holds; None
-    for the plain-PyTorch fix."""
+    """The rule's fix in the terms of the framework that runs the loop: the run's configuration file where
+    it sets the knob ([framework.config]), else the framework's own [framework.NAME] table, else the script's
+    command-line flags ([framework.cli]), each only when its ``when`` holds; None for the plain-PyTorch fix."""
     if not rule.variants:
         return None
     framework = context.get("framework")
-    order = (framework if isinstance(framework, str) else None, "cli")
+    order: tuple[Optional[str], ...] = (framework if isinstance(framework, str) else None, "cli")
     if framework in _BUILT_FROM_FLAGS and not isinstance(context.get("framework_config_at"), str):
         order = order[::-1]  # the script never builds the Trainer itself: its command line is the knob
+    # A knob the run read from a file is changed in that file: a DataLoader(...) or a flag's default elsewhere is
+    # not what set it (facts/configkeys.py checks the key against the value the run used).
+    order = ("config", *order)
     for name in order:
         for variant in rule.variants:
             if variant.name == name and (variant.when is None or _truthy(variant.when.evaluate(context))):

@@ -17,7 +17,8 @@ from typing import Callable, Optional
 from ..figures import JobFigures
 from ..findings import Fact
 from ..record import RunRecord
-from . import batching, code, compute, device, gpu, host, input, job, memory, ops, parts, settings, steps, unoptimized
+from . import batching, code, compute, configkeys, device, gpu, host, input, job, memory, ops, parts, settings, steps
+from . import unoptimized
 from . import job as job_family
 from .trace import blank_absence, blank_unknowable, unknown_in_a_trace
 from .input import fetch_uncontended, suggest_prefetch_factor, with_suggested_workers
@@ -33,7 +34,8 @@ class FactSpec:
     meaning: str
 
 
-FAMILIES = (steps, input, host, ops, batching, device, gpu, settings, job, code, parts, compute, unoptimized, memory)
+FAMILIES = (steps, input, host, ops, batching, device, gpu, settings, job, code, configkeys, parts, compute, unoptimized,
+            memory)
 
 FACT_CATALOG: dict[str, FactSpec] = {
     name: FactSpec(name, unit, module.FAMILY, meaning)

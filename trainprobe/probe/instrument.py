@@ -58,6 +58,7 @@ from ..record import PHASE_STEADY
 from .frames import is_torch, is_trainprobe
 from .clock import PhaseRanges, StepClock
 from .config import ChildConfig
+from .configfiles import ConfigWatch
 from .events import EventSink
 from .plugins import PluginContext, ProbePlugin
 from .census import Census, census_blocked
@@ -234,6 +235,8 @@ class Instrumentation:
 
     def install(self) -> None:
         self.sink.emit("torch_env", **_torch_env())  # now: once the script ran out of memory, reading may abort
+        self.reg.config_watch = ConfigWatch(exclude=(self.config.out_dir,))
+        self.reg.config_watch.start()
         self._install_dataloader()
         self._handles.append(register_module_forward_pre_hook(self._forward_pre))
         self._handles.append(register_module_forward_hook(self._forward_post, always_call=True))
@@ -258,6 +261,8 @@ class Instrumentation:
         self._originals.clear()
         self._getstate_patched.clear()
         self._release_loaders()
+        if self.reg.config_watch is not None:
+            self.reg.config_watch.stop()
 
     def _release_loaders(self) -> None:
         """The script's DataLoaders as they were: their own worker_init_fn back, and persistent workers

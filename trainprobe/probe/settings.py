@@ -19,6 +19,7 @@ import torch
 from torch.nn.parameter import is_lazy
 
 from ..record import FrameworkInfo, LoaderSettings, ModelInfo, OptimizerSettings, SchedulerSettings, Settings
+from .configfiles import ConfigWatch, read_config_files
 from .sites import FlagBook, SiteBook, UserCode
 from .padding import PaddingTally, padding_call
 from .unoptimized import CHECKS as UNOPTIMIZED_CHECKS, GradTally
@@ -83,6 +84,7 @@ class Registry:
     def __init__(self, is_user: Optional[UserCode] = None) -> None:
         self.sites = SiteBook(is_user or UserCode(()))  # where the script built its objects
         self.flags = FlagBook(self.sites.is_user)  # its command-line options
+        self.config_watch: Optional[ConfigWatch] = None  # the configuration files it reads (probe/configfiles.py)
         self.framework: Optional[FrameworkInfo] = None  # read at the first optimizer step
         self.loop_at: Optional[str] = None
         self.loop_function: Optional[str] = None
@@ -449,4 +451,5 @@ def read_settings(reg: Registry, step_boundary: Optional[str], compiled: bool) -
         attention_weights_seconds=reg.attention_weights_seconds,
         attention_weights_at=reg.attention_weights_at,
         unoptimized_grads=reg.unoptimized.result,
+        config_files=read_config_files(reg.config_watch.paths) if reg.config_watch is not None else (),
     )
