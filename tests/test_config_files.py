@@ -192,6 +192,27 @@ def test_a_trainer_yaml_gets_bf16_beside_its_fields_and_a_scripts_own_precision_
     assert facts["config_bf16"] == 'mixed_precision = "bf16"' and facts["config_bf16_at"] == "acc.toml:2"
 
 
+def test_a_frameworks_key_the_file_lacks_is_added_where_its_other_fields_sit():
+    text = "output_dir: out\nper_device_train_batch_size: 1\ntorch_compile_mode: max\n"
+    facts = facts_by_name(compute_facts(_record([_file("sft.yaml", text)], FrameworkInfo(name="transformers"),
+                                                batch=1)))
+    assert (facts["config_compile_at"], facts["config_compile_set"], facts["config_compile_beside"]) == \
+        ("sft.yaml:2", "torch_compile: %s", "per_device_train_batch_size: 1")
+    assert facts["config_compile_now"] is None and facts["config_batch_size_now"] == "per_device_train_batch_size: 1"
+    facts = facts_by_name(compute_facts(_record([_file("cli.yaml", LIGHTNING_YAML)], FrameworkInfo(name="lightning"))))
+    assert (facts["config_grad_accumulation_at"], facts["config_grad_accumulation_set"],
+            facts["config_grad_accumulation_under"]) == ("cli.yaml:6", "accumulate_grad_batches: %s", "trainer:")
+    assert facts["config_compile_at"] is None  # Lightning's Trainer has no such key
+    # the script makes TrainingArguments(...) itself: nothing is added to a file
+    built = FrameworkInfo(name="transformers", config_at="/w/train.py:9")
+    assert facts_by_name(compute_facts(_record([_file("sft.yaml", text)], built, batch=1)))["config_compile_at"] is None
+    # the file has the key, with a value the run did not use: it is not where the run's value came from
+    text = "per_device_train_batch_size: 1\ndataloader_num_workers: 4\n"
+    facts = facts_by_name(compute_facts(_record([_file("sft.yaml", text)], FrameworkInfo(name="transformers"),
+                                                workers=0, batch=1)))
+    assert facts["config_workers_at"] is None
+
+
 # -- the rules -----------------------------------------------------------------------------------------------------
 
 def _at_work(record):
@@ -234,6 +255,17 @@ def test_each_knobs_fix_is_written_as_the_file_spells_it_at_its_line(rule_id, wr
     assert finding.framework == "config", finding.advice
     assert written in finding.advice, finding.advice
     assert finding.changes_at in ("conf/run.yaml:2", "conf/run.yaml:4", "conf/run.yaml:5", "conf/train.toml:2")
+
+
+def test_an_added_key_says_so_and_where():
+    files = (ConfigFile(path="/work/sft.yaml", format="yaml",
+                        entries=scan_text("per_device_train_batch_size: 4\nlogging_steps: 10\n", "yaml")),)
+    record = _at_work(with_settings(CASES["compile-would-fuse"].bad(), config_files=files,
+                                    framework=FrameworkInfo(name="transformers")))
+    finding = next(f for f in diagnose(record).findings if f.id == "compile-would-fuse")
+    assert finding.framework == "config" and finding.changes_at == "sft.yaml:1"
+    assert "Set `torch_compile: true` in the run's configuration file, at sft.yaml:1 (a line to add beside " \
+           "`per_device_train_batch_size: 4`)" in finding.advice
 
 
 def test_the_logging_interval_in_a_file_is_the_fix_only_where_a_framework_logs():

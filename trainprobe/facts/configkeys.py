@@ -51,6 +51,12 @@ for _knob in KNOBS:
                                 "with %s for the value ('num_workers: %s', 'workers = %s', '\"num_workers\": %s')."),
         f"config_{_knob}_override": ("text", "The command line's key=value that overrides that key (Hydra, "
                                      "OmegaConf, LLaMA-Factory): 'num_workers=8'."),
+        f"config_{_knob}_under": ("text", "For a key the file lacks, that the framework reads from it (a "
+                                  "Trainer YAML's torch_compile, a LightningCLI trainer's "
+                                  "accumulate_grad_batches): the section's line it goes under ('trainer:'); "
+                                  "config_" + _knob + "_at is that line and _now is None."),
+        f"config_{_knob}_beside": ("text", "The same for a file whose framework keys sit at the top: one of them, "
+                                   "which the added line goes beside ('per_device_train_batch_size: 1')."),
     })
 for _dtype, _name in (("bf16", "bfloat16"), ("fp16", "float16")):
     FACTS.update({
@@ -144,6 +150,43 @@ def _live(record: RunRecord, knob: str) -> Optional[object]:
     return None
 
 
+# The framework's own key for a knob, where a configuration file the framework reads may add it: the Trainer's
+# TrainingArguments fields (LLaMA-Factory's YAML), the Trainer's arguments under a LightningCLI config's trainer:.
+_FRAMEWORK_KEYS = {
+    "transformers": {"workers": "dataloader_num_workers", "compile": "torch_compile",
+                     "pin_memory": "dataloader_pin_memory", "grad_accumulation": "gradient_accumulation_steps",
+                     "log_interval": "logging_steps", "batch_size": "per_device_train_batch_size"},
+    "lightning": {"grad_accumulation": "accumulate_grad_batches", "log_interval": "log_every_n_steps"},
+}
+
+
+def _framework_place(record: RunRecord) -> Optional[tuple[ConfigFile, ConfigEntry]]:
+    """Where the framework's settings sit in a file it reads: a LightningCLI config's trainer: section, or a line
+    of the Trainer's fields in a flat YAML; None when the script makes the settings call itself (that call is
+    the place, and a file's keys may be the script's own) or no file has them."""
+    fw = record.settings.framework
+    if fw is None or fw.config_at is not None:
+        return None
+    for file in record.settings.config_files:
+        if fw.name in ("lightning", "fabric"):
+            places = [e for e in file.entries if e.section and e.key.lower().rsplit(".", 1)[-1] == "trainer"
+                      and e.key.count(".") <= 1]
+        elif fw.name == "transformers":
+            places = sorted((e for e in file.entries if not e.section and e.key.lower() in _TRAINING_ARGUMENTS),
+                            key=lambda e: _TRAINING_ARGUMENTS.index(e.key.lower()))
+        else:
+            return None
+        if places:
+            return file, places[0]
+    return None
+
+
+def _added(file: ConfigFile, place: ConfigEntry, key: str) -> tuple[str, str]:
+    """How the file writes ``key`` (with %s for its value), and which fact says where it goes."""
+    setter = {"yaml": f"{key}: %s", "toml": f"{key} = %s", "json": f'"{key}": %s'}[file.format]
+    return setter, ("under" if place.section else "beside")
+
+
 def _knob_facts(record: RunRecord, knob: str, cwd: str) -> dict[str, object]:
     files = record.settings.config_files
     live = _live(record, knob)
@@ -156,13 +199,22 @@ def _knob_facts(record: RunRecord, knob: str, cwd: str) -> dict[str, object]:
                 f"config_{knob}_now": entry.text,
                 f"config_{knob}_set": _setter(entry, file.format),
                 f"config_{knob}_override": override}
-    return {}
+    fw = record.settings.framework
+    key = _FRAMEWORK_KEYS.get(fw.name if fw is not None else "", {}).get(knob)
+    found = _framework_place(record) if key else None
+    if found is None or _candidates(files, (key,)):
+        return {}  # (a key of that name whose value the run did not use: the file is not where it was set)
+    file, place = found
+    setter, where_to = _added(file, place, key)  # type: ignore[arg-type]
+    return {f"config_{knob}_at": where(f"{file.path}:{place.line}", cwd), f"config_{knob}_set": setter,
+            f"config_{knob}_{where_to}": place.text}
 
 
 # The framework's precision key, what it is called, and how it spells each half precision.
 _PRECISION_KEYS = ("precision", "mixed_precision", "bf16", "fp16", "use_bf16", "use_fp16")
-_TRAINING_ARGUMENTS = ("per_device_train_batch_size", "learning_rate", "num_train_epochs", "output_dir",
-                       "gradient_accumulation_steps", "logging_steps", "lr_scheduler_type")
+# TrainingArguments' fields that place an added one, the training block's first (a YAML's "### train" lines).
+_TRAINING_ARGUMENTS = ("per_device_train_batch_size", "gradient_accumulation_steps", "learning_rate",
+                       "num_train_epochs", "lr_scheduler_type", "logging_steps", "output_dir")
 
 
 def _literal(value: str, kind: str, text: bool) -> str:
@@ -202,27 +254,18 @@ def _half_precision(record: RunRecord, dtype: str, cwd: str) -> dict[str, object
         written = _setter(entry, file.format) % _literal(value[0], file.format, value[1])
         return {f"config_{dtype}": written, f"config_{dtype}_at": where(f"{file.path}:{entry.line}", cwd),
                 f"config_{dtype}_now": entry.text}
-    # None: the line is added, where the framework reads its settings, unless the script makes the settings call
-    # itself (L.Trainer(...), TrainingArguments(...)): that call is the place then, and a YAML's keys may be its own.
-    if fw is None or fw.config_at is not None:
+    # None: the line is added, where the framework reads its settings.
+    found = _framework_place(record)
+    if found is None:
         return {}
-    for file in files:
-        if framework in ("lightning", "fabric"):
-            places = [e for e in file.entries if e.section and e.key.lower().rsplit(".", 1)[-1] == "trainer"
-                      and e.key.count(".") <= 1]
-            key, value = "precision", ("bf16-mixed" if dtype == "bf16" else "16-mixed", True)
-        elif framework == "transformers":
-            places = [e for e in file.entries if not e.section and e.key.lower() in _TRAINING_ARGUMENTS]
-            key, value = dtype, ("true", False)
-        else:
-            return {}
-        if places:
-            setter = {"yaml": f"{key}: %s", "toml": f"{key} = %s", "json": f'"{key}": %s'}[file.format]
-            place = "under" if places[0].section else "beside"
-            return {f"config_{dtype}": setter % _literal(value[0], file.format, value[1]),
-                    f"config_{dtype}_at": where(f"{file.path}:{places[0].line}", cwd),
-                    f"config_{dtype}_{place}": places[0].text}
-    return {}
+    file, place = found
+    if framework in ("lightning", "fabric"):
+        key, value = "precision", ("bf16-mixed" if dtype == "bf16" else "16-mixed", True)
+    else:
+        key, value = dtype, ("true", False)
+    setter, where_to = _added(file, place, key)
+    return {f"config_{dtype}": setter % _literal(value[0], file.format, value[1]),
+            f"config_{dtype}_at": where(f"{file.path}:{place.line}", cwd), f"config_{dtype}_{where_to}": place.text}
 
 
 def compute(record: RunRecord) -> dict[str, object]:
