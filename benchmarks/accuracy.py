@@ -266,7 +266,7 @@ def load_real(directory: Path = REAL_DIR) -> list[Sample]:
     return out
 
 
-_SITE = re.compile(r"(?:(?P<file>[\w.()\-]+\.(?:py|ipynb))\s*)?(?:(?::(?P<first>\d+)(?:-(?P<last>\d+))?)|"
+_SITE = re.compile(r"(?:(?P<file>[\w.()\-]+\.(?:py|ipynb|ya?ml|toml|json))\s*)?(?:(?::(?P<first>\d+)(?:-(?P<last>\d+))?)|"
                    r"(?:cell (?P<cell>\d+)(?:, lines? (?P<cfirst>\d+)(?:-(?P<clast>\d+))?)?))")
 
 

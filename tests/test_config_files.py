@@ -299,3 +299,25 @@ def test_a_real_run_configured_by_a_toml_file_gets_its_batch_fix_at_the_files_li
     assert facts["config_workers_at"] == "run.toml:5"
     finding = next(f for f in diagnose(record).findings if f.id == "small-batch-overhead")
     assert finding.changes_at == "run.toml:4" and "set `batch_size = " in finding.advice
+
+
+@pytest.mark.parametrize("name, knob_lines, fix", [
+    # anomalib's LightningCLI: the Trainer from ganomaly.yaml, the workers from mvtec.yaml; its expert's bf16 line
+    ("t20_anomalib_ganomaly", {"config_workers_at": "examples/configs/data/mvtec.yaml:7",
+                               "config_bf16_at": "examples/configs/model/ganomaly.yaml:16"},
+     ("cpu-bf16-not-used", "examples/configs/model/ganomaly.yaml:16", "add `precision: bf16-mixed` under `trainer:`")),
+    # LLaMA-Factory's YAML, parsed into TrainingArguments
+    ("t20_llamafactory_qwen3_lora_sft", {"config_log_interval_at": "examples/train_lora/qwen3_lora_sft.yaml:22",
+                                         "config_workers_at": "examples/train_lora/qwen3_lora_sft.yaml:18",
+                                         "config_bf16_now": "bf16: true"},
+     ("item-sync-in-loop", "examples/train_lora/qwen3_lora_sft.yaml:22", "set `logging_steps: 200`")),
+])
+def test_real_runs_configured_by_yaml_name_their_files_lines(name, knob_lines, fix):
+    """Test set 20's config-driven runs, run again once the probe read config files (a later review, recorded at
+    89b7ff3 under the helpers' load): the keys their experts named."""
+    import recorded
+    record, diagnosis = recorded.diagnosed(recorded.RUNS_DIR / "real_test20" / "review" / f"{name}.cpu.run.json.gz")
+    facts = facts_by_name(compute_facts(record))
+    assert {k: facts[k] for k in knob_lines} == knob_lines
+    finding = next(f for f in diagnosis.findings if f.id == fix[0])
+    assert finding.framework == "config" and finding.changes_at == fix[1] and fix[2] in finding.advice

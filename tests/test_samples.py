@@ -170,3 +170,8 @@ def test_the_expert_fix_lines_are_read_as_an_expert_writes_them():
     assert accuracy.at_fix_location("cell 19, line 1", notebook) and accuracy.at_fix_location("cell 17, line 9", notebook)
     assert not accuracy.at_fix_location("cell 19, line 2", notebook)
     assert accuracy.parse_fix_location("none needed: the model's math") == ()
+    # a configuration file's key (test set 20's anomalib and LLaMA-Factory, set 21's config-driven runs)
+    config = accuracy.parse_fix_location("examples/configs/model/ganomaly.yaml:16 (`trainer:`); run.toml:4, "
+                                         "configs/train.json:12")
+    assert config == (("ganomaly.yaml", None, 16, 16), ("run.toml", None, 4, 4), ("train.json", None, 12, 12))
+    assert accuracy.at_fix_location("examples/configs/model/ganomaly.yaml:16", config)
