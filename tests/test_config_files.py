@@ -116,6 +116,16 @@ def test_the_watch_keeps_config_files_read_and_leaves_out_writes_artefacts_hidde
                                                                                 ("b.toml", "toml", "a")]
 
 
+def test_files_that_are_not_plain_text_files_are_left_out_without_blocking(tmp_path):
+    fifo = tmp_path / "pipe.yaml"
+    os.mkfifo(fifo)  # a reader would wait for a writer forever
+    (tmp_path / "big.json").write_text('{"a": "' + "x" * (300 * 1024) + '"}')
+    (tmp_path / "latin.yaml").write_bytes("a: \xe9t\xe9\n".encode("latin-1"))
+    (tmp_path / "ok.yaml").write_text("a: 1\n")
+    paths = [str(tmp_path / n) for n in ("pipe.yaml", "big.json", "latin.yaml", "gone.toml", "ok.yaml")]
+    assert [Path(f.path).name for f in read_config_files(paths)] == ["ok.yaml"]
+
+
 def test_the_watch_keeps_at_most_its_share_of_files(tmp_path):
     watch = ConfigWatch()
     watch.start()
@@ -297,8 +307,11 @@ def test_a_real_run_configured_by_a_toml_file_gets_its_batch_fix_at_the_files_li
     facts = facts_by_name(compute_facts(record))
     assert facts["config_batch_size_at"] == "run.toml:4" and facts["config_batch_size_now"] == "batch_size = 4"
     assert facts["config_workers_at"] == "run.toml:5"
-    finding = next(f for f in diagnose(record).findings if f.id == "small-batch-overhead")
-    assert finding.changes_at == "run.toml:4" and "set `batch_size = " in finding.advice
+    # Batches of 4: the fixed cost per step, or the low share of the peak, whichever the machine's load lets
+    # show (on a quiet VM the first, 186 µs steps; under the load of other work, 27 ms steps, the second).
+    batch = [f for f in diagnose(record).findings if f.id in ("small-batch-overhead", "low-mfu-small-batch")]
+    assert batch, [f.id for f in diagnose(record).findings]
+    assert all(f.changes_at == "run.toml:4" and "set `batch_size = " in f.advice for f in batch)
 
 
 @pytest.mark.parametrize("name, knob_lines, fix", [

@@ -28,6 +28,7 @@ import functools
 import io
 import os
 import re
+import stat
 import sys
 from typing import Any, Optional
 
@@ -38,6 +39,7 @@ __all__ = ["ConfigWatch", "read_config_files", "scan_text", "MAX_FILES", "MAX_BY
 MAX_FILES = 32
 MAX_BYTES = 256 * 1024
 MAX_ENTRIES = 2000
+_MAX_SEEN = 4096  # names looked at, kept or not
 
 _FORMATS = {".yaml": "yaml", ".yml": "yaml", ".toml": "toml", ".json": "json"}
 # Files a model or tokenizer carries, read by libraries, not the run's configuration.
@@ -97,8 +99,8 @@ class ConfigWatch:
         elif not isinstance(path, str):
             path = os.fspath(path) if hasattr(path, "__fspath__") else None  # an int is a descriptor
         if not isinstance(path, str) or os.path.splitext(path)[1].lower() not in _FORMATS \
-                or len(self.paths) >= MAX_FILES:
-            return
+                or len(self.paths) >= MAX_FILES or len(self._seen) >= _MAX_SEEN:
+            return  # (a dataset of a million JSON files is not a million configurations to remember)
         full = os.path.abspath(path)
         if full in self._seen:
             return
@@ -124,7 +126,9 @@ def read_config_files(paths: list[str]) -> tuple[ConfigFile, ...]:
     for path in paths:
         kind = _FORMATS.get(os.path.splitext(path)[1].lower())
         try:
-            if kind is None or os.path.getsize(path) > MAX_BYTES:
+            info = os.stat(path)
+            # Only a regular file: a FIFO named config.yaml would block the read, a device would not end.
+            if kind is None or not stat.S_ISREG(info.st_mode) or info.st_size > MAX_BYTES:
                 continue
             with open(path, encoding="utf-8") as f:
                 text = f.read()
