@@ -334,3 +334,15 @@ def test_real_runs_configured_by_yaml_name_their_files_lines(name, knob_lines, f
     assert {k: facts[k] for k in knob_lines} == knob_lines
     finding = next(f for f in diagnosis.findings if f.id == fix[0])
     assert finding.framework == "config" and finding.changes_at == fix[1] and fix[2] in finding.advice
+
+
+def test_the_report_shows_a_files_line_to_write_as_code_and_escapes_the_rest():
+    import recorded
+    from trainprobe.display import code_spans
+    from trainprobe.report import render_html
+    record, diagnosis = recorded.diagnosed(recorded.RUNS_DIR / "real_test20" / "review"
+                                           / "t20_anomalib_ganomaly.cpu.run.json.gz")
+    html = render_html(record, diagnosis)
+    assert "add <code>precision: bf16-mixed</code> under <code>trainer:</code> at" in html
+    assert "`precision" not in html
+    assert str(code_spans("x < y `a: <b>`")) == "x &lt; y <code>a: &lt;b&gt;</code>"

@@ -21,6 +21,7 @@ One module, so that the HTML report, the terminal summary, rule messages and
 from __future__ import annotations
 
 import math
+import re
 import os
 from functools import lru_cache
 from typing import IO, Any, Callable, Optional
@@ -242,9 +243,21 @@ def _pct_width(x: Any) -> str:
     return f"{v * 100:.2f}%"
 
 
-TEMPLATE_FILTERS: dict[str, Callable[..., str]] = {
+_CODE_SPAN = re.compile(r"`([^`\n]+)`")
+
+
+def code_spans(text: Any) -> Any:
+    """A finding's text for HTML, escaped, with its `backquoted` parts (a configuration file's line to write,
+    ``precision: bf16-mixed``) as <code>."""
+    from markupsafe import Markup, escape
+
+    return Markup(_CODE_SPAN.sub(r"<code>\1</code>", str(escape(text))))
+
+
+TEMPLATE_FILTERS: dict[str, Callable[..., Any]] = {
     "pct_width": _pct_width, "seconds": seconds, "nbytes": nbytes, "share": share,
     "ratio": ratio, "count": count, "number": number, "yes_no": yes_no, "flops": flops, "flop_rate": flop_rate,
+    "code_spans": code_spans,
 }
 
 
