@@ -382,6 +382,47 @@ def test_a_slow_first_step_does_not_set_the_pace():
     assert windows[0] == "census_start" and "census_skipped" not in windows
 
 
+def _accumulating(loop, micro_batches, first_micro=4.5, micro=4.5):
+    """One update as the Hugging Face Trainer makes it: its micro-batches fetched first, then run."""
+    for _ in range(micro_batches):
+        loop.fetch(wait=0.001)
+    for m in range(micro_batches):
+        loop.forward(dt=(first_micro if m == 0 else micro) * 0.4)
+        loop.backward(dt=(first_micro if m == 0 else micro) * 0.6)
+    loop.step()
+
+
+def test_slow_steps_of_micro_batches_get_the_profiler_on_their_second_step():
+    """StarCoder's fine-tune (test set 20): steps of 16 micro-batches of 4.5 s, --max-seconds 90. The first step
+    set no pace, the warm-up took the second as well, and the stop came before any window. The first step's
+    micro-batches now give the pace (72 s a step), and with no room for a steady window the second step is
+    profiled: it is judged by its micro-batches."""
+    plan = WindowPlan(max_seconds=90)
+    clock, time, events, windows = make(plan)
+    loop = Loop(clock, time)
+    with pytest.raises(ProbeStop):
+        for _ in range(4):
+            _accumulating(loop, 16)
+    phases = [s["phase"] for s in steps(events)]
+    assert phases[:2] == ["warmup", "profiled"], phases
+    assert windows[:2] == ["census_skipped", "profiler_start"]
+    assert "max-seconds" in clock.stop_reason
+
+
+def test_a_first_micro_batch_that_carries_start_up_does_not_make_fast_steps_look_slow():
+    """torch.compile (or a CUDA context) in the first micro-batch: 60 s, then 16 micro-batches of 0.05 s. The
+    pace is the other micro-batches' (0.8 s a step), so the usual windows follow, the counting step first."""
+    plan = WindowPlan(max_seconds=120)
+    clock, time, events, windows = make(plan)
+    loop = Loop(clock, time)
+    with pytest.raises(ProbeStop):
+        _accumulating(loop, 16, first_micro=60.0, micro=0.05)
+        for _ in range(200):
+            _accumulating(loop, 16, micro=0.05, first_micro=0.05)
+    assert windows[0] == "census_start" and "census_skipped" not in windows
+    assert "profiler_start" in windows and windows.index("steady_start") < windows.index("profiler_start")
+
+
 def test_the_step_that_closes_a_window_waits_for_the_device():
     """A GPU runs behind the host: the step that closes the steady window, and the one that closes the
     profiled window, drain the device's queue (here 0.5 s of queued work), so each window's time holds

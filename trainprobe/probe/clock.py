@@ -50,7 +50,7 @@ import time
 from collections import deque
 from typing import Callable, Optional
 
-from ..facts.window import MIN_STEADY_STEPS
+from ..facts.window import FEWEST_STEPS, MIN_STEADY_STEPS
 from ..record import MICRO_PARTS, PHASE_AFTER, PHASE_CENSUS, PHASE_CPROFILE, PHASE_PROFILED, PHASE_STEADY, PHASE_WARMUP
 from ..vocabulary import INNER_PHASE_NAMES, TIMED_PHASE_NAMES
 from .config import WindowPlan
@@ -204,6 +204,9 @@ class StepClock:
         self._micro_acc: dict[str, float] = dict.fromkeys(PHASES, 0.0)
         self._micro_backward = False
         self._micros = 0
+        # When the open step's backwards ended: a first step's micro-batches, before the clock knows its unit
+        # (and so records none), give the pace (_close_step) and say the steps are micro-batched.
+        self._backward_ends: list[float] = []
         self.micros_emitted = 0
         self.split_steps = 0  # closed steps that were split into micro-batches
         self._micro_on = True  # this step's micro-batches are recorded (the first MICRO_STEPS, up to MICRO_CAP)
@@ -402,6 +405,8 @@ class StepClock:
         if "optimizer" in self._stack:  # a closure's backward is part of its optimizer step
             return
         self._backwards += 1
+        if not self._updates:  # gradients accumulated for one update (a GAN's critic steps are not)
+            self._backward_ends.append(self.now())
         self._open_forwards = 0
         self._micro_backward = self._micro_on and self.unit in ("fetch", "optimizer") and not self._updates
         if not (self.optimizer_seen or self.fetch_seen or self.forward_seen) and self.unit in (None, "backward"):
@@ -524,12 +529,21 @@ class StepClock:
             # the warm-up at once and skip the counting step on every GPU run.
             if self._paced_steps:
                 self._recent.append(duration)
+            elif len(self._backward_ends) > FEWEST_STEPS:
+                # A first step of many micro-batches (a fine-tune accumulating 16 of 4.5 s): its start-up lands in
+                # its first micro-batch, and the time between its later backwards gives the pace. Without it a
+                # 74 s first step set no pace, the warm-up took the second step as well, and --max-seconds
+                # stopped the run before any window (StarCoder's fine-tune, test set 20).
+                ends = self._backward_ends
+                gaps = sorted(b - a for a, b in zip(ends, ends[1:]))
+                self._recent.append(gaps[len(gaps) // 2] * len(ends))
             self._paced_steps += 1
 
     def _reset(self, now: float) -> None:
         if self.ranges is not None and self.window == PHASE_PROFILED:
             self.ranges.begin_step(self.steps_emitted)  # the next step, as the trace will number it
         self._step_start = self._micro_start = now
+        self._backward_ends = []
         self._segment = now
         self._stack.clear()
         self._acc = dict.fromkeys(PHASES, 0.0)
@@ -686,8 +700,17 @@ class StepClock:
 
     def _next_after_warmup(self, now: float) -> None:
         """The counting step(s) when the plan has them and the time left holds them beside the
-        measured and profiled windows; else the steady window at once."""
+        measured and profiled windows; else the steady window at once. Slow steps of micro-batches that leave
+        no time for a steady window and a profiled one get the profiled one first: each such step is judged
+        by its micro-batches (facts/window.py), and only a profiled one shows the op mix (refit.micro_plan's
+        order, in a first run)."""
         plan = self.plan
+        if plan.profiler and plan.steps is None and len(self._backward_ends) > FEWEST_STEPS \
+                and self._short_of_time(now, MIN_STEADY_STEPS + self._profiling_steps()):
+            self._on_window("census_skipped")
+            self._enter(PHASE_PROFILED, now)
+            self._on_window("profiler_start")
+            return
         if plan.census and plan.census_steps > 0:
             # Slow steps: one counted step (no leak check) rather than none, when two do not fit.
             for count in sorted({plan.census_steps, 1}, reverse=True):
