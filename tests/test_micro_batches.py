@@ -310,3 +310,16 @@ def test_a_second_run_too_short_to_judge_says_how_long_the_script_is():
     headline = apply_rules(fitted).verdict.headline
     assert "The script ended by itself after 7 training steps: give it at least 6" in headline
     assert "--max-seconds" not in headline
+
+
+def test_a_run_stopped_inside_its_first_long_step_of_micro_batches_asks_for_three_steps_time():
+    """StarCoder's fine-tune run again under the helpers' load (test set 20, a later review): its first step of
+    16 micro-batches took 3 minutes, past --max-seconds 90 alone. One step after warm-up is enough (it is
+    profiled and judged by its micro-batches, probe/clock.py): the headline asks for three steps' time, not the
+    twenty of the usual windows (3576 s before)."""
+    import recorded
+    from trainprobe.engine import apply_rules
+    record = recorded.load(recorded.RUNS_DIR / "real_test20" / "review" / "t20_starcoder_finetune.cpu.run.json.gz")
+    headline = apply_rules(record).verdict.headline
+    assert "micro-batches: one step after warm-up is enough to judge from them" in headline
+    assert "allow more time with --max-seconds (about 536 s)" in headline

@@ -254,6 +254,13 @@ def _what_gives_enough(facts: dict[str, object]) -> str:
         made = first if isinstance(first, int) else _training_steps(facts)
         return (f" The script ended by itself after {made} training steps: give it at least "
                 f"{MIN_STEADY_STEPS + 1} (more data, more epochs or more iterations){fewer_warmup}.")
+    accumulated = _f(facts, "grad_accumulation")
+    if isinstance(step, (int, float)) and step >= 2.0 and accumulated > FEWEST_STEPS:
+        # Steps of micro-batches: the step after warm-up is profiled and judged by them (probe/clock.py), so three
+        # steps' time is enough, not the twenty of the usual windows.
+        return (f" Its steps take about {display.seconds(step)}, each of about {accumulated:g} micro-batches: one step "
+                f"after warm-up is enough to judge from them; allow more time with --max-seconds (about "
+                f"{int(step * 3)} s).")
     if isinstance(step, (int, float)) and step >= 2.0:
         return (f" Its steps take about {display.seconds(step)}: allow more time with --max-seconds "
                 f"(about {int(step * 20)} s){fewer_warmup}.")

@@ -59,8 +59,8 @@ FACTS = {
                   "but DataLoader batches: each batch of the loader that began an iteration begins the next)."),
     "batches_per_step": ("count", "Median DataLoader batches per steady step."),
     "updates_per_step": ("count", "Median optimizer steps per steady step (2 for a GAN's two optimizers)."),
-    "grad_accumulation": ("x", "Micro-batches per optimizer update (batches in a step that updates); "
-                          "1 without gradient accumulation."),
+    "grad_accumulation": ("x", "Micro-batches per optimizer update (batches in a step that updates; the "
+                          "warm-up's where no steady step was measured); 1 without gradient accumulation."),
     "backward_without_recompute": ("s", "What backward would take without recomputing activations: the input "
                                    "gradients, about one forward, plus the weight gradients, about one more "
                                    "forward for the share of the parameters that train (model_trainable_share; all "
@@ -201,7 +201,9 @@ def _iteration_facts(record: RunRecord, steps: tuple[Step, ...]) -> dict[str, ob
     """What one iteration holds, and the learning rate each one used."""
     units = [s.boundary for s in after_warmup(record.steps)] or [s.boundary for s in record.steps]
     unit = max(set(units), key=units.count) if units else None
-    updating = [s for s in steps if s.updates > 0]
+    # The steady steps that update; a run stopped before any (StarCoder's 3-minute steps) has its warm-up's.
+    updating = [s for s in steps if s.updates > 0] or \
+        [s for s in record.steps if s.updates > 0 and not s.validation and not steps]
     lrs = [s.lr for s in record.steps if s.lr is not None]
     return {
         "step_unit": unit,
