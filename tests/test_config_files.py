@@ -223,6 +223,22 @@ def test_a_frameworks_key_the_file_lacks_is_added_where_its_other_fields_sit():
     assert facts["config_workers_at"] is None
 
 
+def test_a_hydra_trainer_group_file_is_the_trainers_section_and_argbind_scopes_are_read():
+    group = ConfigFile(path="/w/configs/trainer/default.yaml", format="yaml",
+                       entries=scan_text("max_epochs: 10\nprecision: 32\n", "yaml"))
+    facts = facts_by_name(compute_facts(_record([group], FrameworkInfo(name="lightning"))))
+    assert (facts["config_bf16"], facts["config_bf16_at"]) == ("precision: bf16-mixed", "configs/trainer/default.yaml:2")
+    group = replace(group, entries=scan_text("max_epochs: 10\n", "yaml"))
+    facts = facts_by_name(compute_facts(_record([group], FrameworkInfo(name="lightning"))))
+    assert (facts["config_bf16_at"], facts["config_bf16_beside"]) == ("configs/trainer/default.yaml:1", "max_epochs: 10")
+    own = ConfigFile(path="/w/configs/model/net.yaml", format="yaml", entries=scan_text("precision: 32\n", "yaml"))
+    assert facts_by_name(compute_facts(_record([own], FrameworkInfo(name="lightning"))))["config_bf16_now"] is None
+    argbind = _file("base.yml", "val/DataLoader.num_workers: 8\ntrain/DataLoader.num_workers: 8\n"
+                                "DataLoader.batch_size: 32\n")
+    facts = facts_by_name(compute_facts(_record([argbind])))
+    assert facts["config_workers_at"] == "base.yml:2" and facts["config_batch_size_set"] == "DataLoader.batch_size: %s"
+
+
 # -- the rules -----------------------------------------------------------------------------------------------------
 
 def _at_work(record):

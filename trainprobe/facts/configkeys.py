@@ -11,6 +11,7 @@ command-line ``key=value`` that overrides the file (Hydra, OmegaConf, LLaMA-Fact
 
 from __future__ import annotations
 
+import os
 import re
 from typing import Optional
 
@@ -83,7 +84,8 @@ def _value(entry: ConfigEntry) -> str:
     text = entry.text
     for sep in (":", "="):
         head, found, rest = text.partition(sep)
-        if found and head.strip().strip("\"'").lower() == entry.key.rsplit(".", 1)[-1].lower():
+        if found and re.split(r"[./]", head.strip().strip("\"'").lower())[-1] == \
+                re.split(r"[./]", entry.key.lower())[-1]:
             return rest.strip().rstrip(",").strip().strip("\"'")
     return ""
 
@@ -111,7 +113,7 @@ def _candidates(files: tuple[ConfigFile, ...], names: tuple[str, ...]) -> list[t
     for rank, name in enumerate(names):
         for file in files:
             for entry in file.entries:
-                parts = entry.key.lower().split(".")
+                parts = re.split(r"[./]", entry.key.lower())  # argbind's scopes: "val/DataLoader.num_workers"
                 if entry.section or parts[-1] != name or _EVAL_PARTS.intersection(parts[:-1]):
                     continue
                 found.append((rank, file, entry))
@@ -160,6 +162,12 @@ _FRAMEWORK_KEYS = {
 }
 
 
+def _trainer_group(file: ConfigFile) -> bool:
+    """A Hydra config group's file for the Trainer (configs/trainer/default.yaml): its top-level keys are the
+    Trainer's arguments."""
+    return os.path.basename(os.path.dirname(file.path)).lower() == "trainer"
+
+
 def _framework_place(record: RunRecord) -> Optional[tuple[ConfigFile, ConfigEntry]]:
     """Where the framework's settings sit in a file it reads: a LightningCLI config's trainer: section, or a line
     of the Trainer's fields in a flat YAML; None when the script makes the settings call itself (that call is
@@ -168,7 +176,9 @@ def _framework_place(record: RunRecord) -> Optional[tuple[ConfigFile, ConfigEntr
     if fw is None or fw.config_at is not None:
         return None
     for file in record.settings.config_files:
-        if fw.name in ("lightning", "fabric"):
+        if fw.name in ("lightning", "fabric") and _trainer_group(file):
+            places = [e for e in file.entries if "." not in e.key][:1]  # the group's file is the trainer: its top
+        elif fw.name in ("lightning", "fabric"):
             places = [e for e in file.entries if e.section and e.key.lower().rsplit(".", 1)[-1] == "trainer"
                       and e.key.count(".") <= 1]
         elif fw.name == "transformers":
@@ -246,7 +256,7 @@ def _half_precision(record: RunRecord, dtype: str, cwd: str) -> dict[str, object
         name = entry.key.rsplit(".", 1)[-1]
         parts = entry.key.lower().split(".")
         if framework in ("lightning", "fabric") and name.lower() == "precision" and "trainer" not in parts \
-                and "fabric" not in parts:
+                and "fabric" not in parts and not _trainer_group(file):
             continue  # a precision of the script's own, not the Trainer's
         value = _precision_value(name, framework, dtype)
         if value is None:

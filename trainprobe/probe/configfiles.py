@@ -149,7 +149,9 @@ def scan_text(text: str, kind: str) -> tuple[ConfigEntry, ...]:
         return ()
 
 
-_YAML_KEY = re.compile(r"""^(?P<indent>\s*)(?P<key>[A-Za-z_][\w\-/]*|"[^"]+"|'[^']+')\s*:(?:\s+(?P<value>.*))?$""")
+# A key: a name (argbind's "DataLoader.num_workers" and "train/AudioDataset.duration" hold dots and slashes), or
+# quoted.
+_YAML_KEY = re.compile(r"""^(?P<indent>\s*)(?P<key>[A-Za-z_][\w\-/.]*|"[^"]+"|'[^']+')\s*:(?:\s+(?P<value>.*))?$""")
 
 
 def _yaml_value(value: Optional[str]) -> str:
