@@ -169,6 +169,14 @@ def test_a_command_line_override_is_named_and_its_value_is_the_one_checked():
     assert facts["config_workers_at"] == "cfg.yaml:16" and facts["config_workers_override"] == "data.num_workers=4"
 
 
+def test_a_hydra_override_of_a_group_files_key_is_named():
+    group = ConfigFile(path="/w/configs/loader/default.yaml", format="yaml",
+                       entries=scan_text("batch_size: 4\nnum_workers: 8\n", "yaml"))
+    facts = facts_by_name(compute_facts(_record([group], args=("loader.num_workers=0",), workers=0, batch=4)))
+    assert facts["config_workers_at"] == "configs/loader/default.yaml:2"
+    assert facts["config_workers_override"] == "loader.num_workers=0"
+
+
 def test_keys_of_evaluation_sections_are_not_the_training_loops():
     text = "val:\n  batch_size: 32\ntrain:\n  batch_size: 32\n"
     facts = facts_by_name(compute_facts(_record([_file("cfg.yaml", text)])))

@@ -124,12 +124,12 @@ _OVERRIDE = re.compile(r"^[+~]{0,2}(?P<key>[A-Za-z_][\w.\-]*)=(?P<value>.*)$")
 
 
 def _override(args: tuple[str, ...], entry: ConfigEntry) -> Optional[str]:
-    """The command line's key=value for the entry's key: its dotted path, or its name alone (LLaMA-Factory
-    flattens its YAML)."""
-    last = entry.key.rsplit(".", 1)[-1].lower()
+    """The command line's key=value for the entry's key, by its last part: its dotted path (a Hydra group's file
+    holds loader.num_workers as num_workers), or its name alone (LLaMA-Factory flattens its YAML)."""
+    last = re.split(r"[./]", entry.key.lower())[-1]
     for token in args:
         m = _OVERRIDE.match(token)
-        if m and (m.group("key").lower() == entry.key.lower() or m.group("key").lower() == last):
+        if m and re.split(r"[./]", m.group("key").lower())[-1] == last:
             return token
     return None
 
