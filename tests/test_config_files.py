@@ -126,6 +126,34 @@ def test_files_that_are_not_plain_text_files_are_left_out_without_blocking(tmp_p
     assert [Path(f.path).name for f in read_config_files(paths)] == ["ok.yaml"]
 
 
+def test_the_watch_puts_open_back_but_leaves_a_scripts_own_wrapper_in_place(tmp_path):
+    import builtins
+    import io
+    original = builtins.open
+    watch = ConfigWatch()
+    watch.start()
+    assert builtins.open is io.open and builtins.open is not original
+    watch.stop()
+    assert builtins.open is original and io.open is original
+    watch.start()
+
+    def scripts_own(*args, **kwargs):
+        return original(*args, **kwargs)
+
+    builtins.open = scripts_own
+    try:
+        watch.stop()
+        assert builtins.open is scripts_own and io.open is original
+    finally:
+        builtins.open = original
+    with pytest.raises(IsADirectoryError):  # an open that fails fails as it would have
+        watch.start()
+        try:
+            open(tmp_path, encoding="utf-8")
+        finally:
+            watch.stop()
+
+
 def test_the_watch_keeps_at_most_its_share_of_files(tmp_path):
     watch = ConfigWatch()
     watch.start()

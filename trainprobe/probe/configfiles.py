@@ -66,6 +66,7 @@ class ConfigWatch:
         self._seen: set[str] = set()
         self._exclude = tuple(os.path.realpath(p) + os.sep for p in (*exclude, _OWN_DIR) if p) + _installation()
         self._originals: Optional[tuple[Any, Any]] = None
+        self._wrapper: Any = None
 
     def start(self) -> None:
         if self._originals is not None:
@@ -83,12 +84,17 @@ class ConfigWatch:
             return handle
 
         self._originals = (builtins.open, io.open)
+        self._wrapper = open
         builtins.open = open
         io.open = open
 
     def stop(self) -> None:
+        """Put open back, where it is still ours: a script that wrapped it in turn keeps its own."""
         if self._originals is not None:
-            builtins.open, io.open = self._originals
+            if builtins.open is self._wrapper:
+                builtins.open = self._originals[0]
+            if io.open is self._wrapper:
+                io.open = self._originals[1]
             self._originals = None
 
     def _note(self, path: Any, mode: Any) -> None:
