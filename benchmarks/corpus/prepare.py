@@ -50,12 +50,36 @@ def _git_show(mirrors: Path, source: str, commit: str, path: str) -> bytes | Non
     return done.stdout if done.returncode == 0 else None
 
 
+def _git_dir(mirrors: Path, source: str) -> Path:
+    git_dir = mirrors / source.replace("/", "+") / "repo"
+    return git_dir / ".git" if (git_dir / ".git").is_dir() else git_dir
+
+
+def _tree_files(mirrors: Path, source: str, commit: str, path: str) -> list[str]:
+    """The files under ``path`` when it is a folder at ``commit`` (a package: Swin's models/), else []."""
+    git_dir = _git_dir(mirrors, source)
+    kind = subprocess.run(["git", f"--git-dir={git_dir}", "cat-file", "-t", f"{commit}:{path}"], capture_output=True,
+                          text=True)
+    if not git_dir.is_dir() or kind.stdout.strip() != "tree":
+        return []
+    listed = subprocess.run(["git", f"--git-dir={git_dir}", "ls-tree", "-r", "--name-only", commit, "--", path],
+                            capture_output=True, text=True)
+    return listed.stdout.split()
+
+
 def place_files(recipe: dict, run: Path, mirrors: Path) -> list[str]:
-    """Their files into the run folder; returns the ones that could not be placed."""
+    """Their files into the run folder, a folder named in ``files`` with every file under it (it was written
+    out as git's listing of the tree before: test set 21's Swin ran without its models package); returns the
+    ones that could not be placed."""
     wanted = [(recipe["source"], recipe["commit"], path, to) for to, path in recipe["files"].items()]
     wanted += [(e["source"], e["commit"], e["path"], e["to"]) for e in recipe.get("extra_files", [])]
-    missing = []
+    expanded = []
     for source, commit, path, to in wanted:
+        inside = _tree_files(mirrors, source, commit, path.rstrip("/"))
+        expanded += [(source, commit, f, to.rstrip("/") + f[len(path.rstrip("/")):]) for f in inside] or \
+            [(source, commit, path, to)]
+    missing = []
+    for source, commit, path, to in expanded:
         target = run / to
         data = _git_show(mirrors, source, commit, path)
         if data is None:
