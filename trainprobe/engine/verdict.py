@@ -258,8 +258,8 @@ def _what_gives_enough(facts: dict[str, object]) -> str:
     if isinstance(step, (int, float)) and step >= 2.0 and accumulated > FEWEST_STEPS:
         # Steps of micro-batches: the step after warm-up is profiled and judged by them (probe/clock.py), so three
         # steps' time is enough, not the twenty of the usual windows.
-        return (f" Its steps take about {display.seconds(step)}, each of about {accumulated:g} micro-batches: one step "
-                f"after warm-up is enough to judge from them; allow more time with --max-seconds (about "
+        return (f" Its steps take about {display.seconds(step)}, each of about {accumulated:g} micro-batches: one "
+                f"step after warm-up is enough to judge from them; allow more time with --max-seconds (about "
                 f"{int(step * 3)} s).")
     if isinstance(step, (int, float)) and step >= 2.0:
         return (f" Its steps take about {display.seconds(step)}: allow more time with --max-seconds "

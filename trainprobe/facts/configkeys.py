@@ -79,13 +79,17 @@ _TRUE = ("true", "yes", "on", "1")
 _FALSE = ("false", "no", "off", "0", "none", "null", "~")
 
 
+def _last_part(key: str) -> str:
+    """A key's own name, lower case: "num_workers" for "data.num_workers" or argbind's "val/DataLoader.num_workers"."""
+    return re.split(r"[./]", key.lower())[-1]
+
+
 def _value(entry: ConfigEntry) -> str:
     """The entry's value as text, without quotes or a trailing comma."""
     text = entry.text
     for sep in (":", "="):
         head, found, rest = text.partition(sep)
-        if found and re.split(r"[./]", head.strip().strip("\"'").lower())[-1] == \
-                re.split(r"[./]", entry.key.lower())[-1]:
+        if found and _last_part(head.strip().strip("\"'")) == _last_part(entry.key):
             return rest.strip().rstrip(",").strip().strip("\"'")
     return ""
 
@@ -101,23 +105,27 @@ def _same(written: str, live: object) -> bool:
         return a == b
 
 
+def _key_line(name: str, kind: str) -> str:
+    """A key's line in a file of ``kind``, with %s for its value; ``name`` as the file writes it (quoted in JSON)."""
+    return f"{name} = %s" if kind == "toml" else f"{name}: %s"
+
+
 def _setter(entry: ConfigEntry, kind: str) -> str:
-    name = entry.text.split(":", 1)[0].split("=", 1)[0].strip()
-    return {"yaml": f"{name}: %s", "toml": f"{name} = %s", "json": f"{name}: %s"}[kind]
+    return _key_line(entry.text.split(":", 1)[0].split("=", 1)[0].strip(), kind)
 
 
 def _candidates(files: tuple[ConfigFile, ...], names: tuple[str, ...]) -> list[tuple[ConfigFile, ConfigEntry]]:
     """The value keys named one of ``names``, outside evaluation sections: by name (the usual first), then
     in the order the files were read and their lines."""
     found = []
-    for rank, name in enumerate(names):
+    for name in names:
         for file in files:
             for entry in file.entries:
                 parts = re.split(r"[./]", entry.key.lower())  # argbind's scopes: "val/DataLoader.num_workers"
                 if entry.section or parts[-1] != name or _EVAL_PARTS.intersection(parts[:-1]):
                     continue
-                found.append((rank, file, entry))
-    return [(file, entry) for _, file, entry in found]
+                found.append((file, entry))
+    return found
 
 
 _OVERRIDE = re.compile(r"^[+~]{0,2}(?P<key>[A-Za-z_][\w.\-]*)=(?P<value>.*)$")
@@ -126,10 +134,10 @@ _OVERRIDE = re.compile(r"^[+~]{0,2}(?P<key>[A-Za-z_][\w.\-]*)=(?P<value>.*)$")
 def _override(args: tuple[str, ...], entry: ConfigEntry) -> Optional[str]:
     """The command line's key=value for the entry's key, by its last part: its dotted path (a Hydra group's file
     holds loader.num_workers as num_workers), or its name alone (LLaMA-Factory flattens its YAML)."""
-    last = re.split(r"[./]", entry.key.lower())[-1]
+    last = _last_part(entry.key)
     for token in args:
         m = _OVERRIDE.match(token)
-        if m and re.split(r"[./]", m.group("key").lower())[-1] == last:
+        if m and _last_part(m.group("key")) == last:
             return token
     return None
 
@@ -193,7 +201,7 @@ def _framework_place(record: RunRecord) -> Optional[tuple[ConfigFile, ConfigEntr
 
 def _added(file: ConfigFile, place: ConfigEntry, key: str) -> tuple[str, str]:
     """How the file writes ``key`` (with %s for its value), and which fact says where it goes."""
-    setter = {"yaml": f"{key}: %s", "toml": f"{key} = %s", "json": f'"{key}": %s'}[file.format]
+    setter = _key_line(f'"{key}"' if file.format == "json" else key, file.format)
     return setter, ("under" if place.section else "beside")
 
 
@@ -269,10 +277,10 @@ def _half_precision(record: RunRecord, dtype: str, cwd: str) -> dict[str, object
     if found is None:
         return {}
     file, place = found
-    if framework in ("lightning", "fabric"):
-        key, value = "precision", ("bf16-mixed" if dtype == "bf16" else "16-mixed", True)
-    else:
-        key, value = dtype, ("true", False)
+    key = "precision" if framework in ("lightning", "fabric") else dtype  # the Trainer's bf16 / fp16 switch
+    value = _precision_value(key, framework, dtype)
+    if value is None:
+        return {}
     setter, where_to = _added(file, place, key)
     return {f"config_{dtype}": setter % _literal(value[0], file.format, value[1]),
             f"config_{dtype}_at": where(f"{file.path}:{place.line}", cwd), f"config_{dtype}_{where_to}": place.text}

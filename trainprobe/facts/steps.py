@@ -201,9 +201,9 @@ def _iteration_facts(record: RunRecord, steps: tuple[Step, ...]) -> dict[str, ob
     """What one iteration holds, and the learning rate each one used."""
     units = [s.boundary for s in after_warmup(record.steps)] or [s.boundary for s in record.steps]
     unit = max(set(units), key=units.count) if units else None
-    # The steady steps that update; a run stopped before any (StarCoder's 3-minute steps) has its warm-up's.
-    updating = [s for s in steps if s.updates > 0] or \
-        [s for s in record.steps if s.updates > 0 and not s.validation and not steps]
+    updating = [s for s in steps if s.updates > 0]
+    if not steps:  # a run stopped before any steady step (StarCoder's 3-minute steps): its warm-up's
+        updating = [s for s in record.steps if s.updates > 0 and not s.validation]
     lrs = [s.lr for s in record.steps if s.lr is not None]
     return {
         "step_unit": unit,
