@@ -17,6 +17,7 @@ import struct
 import subprocess
 import tarfile
 import tempfile
+import wave
 from pathlib import Path
 
 import numpy as np
@@ -356,3 +357,12 @@ def hub_timm(hf_home: Path, model: str, snapshot: str):
     net = timm.create_model(model.split("/", 1)[1].split(".", 1)[0], pretrained=False)
     save_file({k: v.contiguous() for k, v in net.state_dict().items()}, str(out / "model.safetensors"))
     return out, net
+
+
+def write_wav(path: str | os.PathLike, pcm: np.ndarray, rate: int) -> None:
+    """Mono 16-bit PCM samples (int16) as a WAV file at ``rate`` Hz."""
+    with wave.open(str(path), "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(rate)
+        w.writeframes(pcm.tobytes())

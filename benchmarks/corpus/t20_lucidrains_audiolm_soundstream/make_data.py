@@ -11,10 +11,12 @@
    and `).cuda()` -> `)` (no GPU here: the trainer's own Accelerator already puts everything on the CPU).
 """
 import sys
-import wave
 from pathlib import Path
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import fakedata  # noqa: E402
 
 N_FILES = 96            # 95/5 split: 91 training clips, 5 validation clips (>= batch_size 4)
 SAMPLE_HZ = 16000
@@ -46,14 +48,6 @@ def clip(rng: np.random.Generator) -> np.ndarray:
     return (x / np.abs(x).max() * 0.8 * 32767).astype(np.int16)
 
 
-def write_wav(path: Path, samples: np.ndarray) -> None:
-    with wave.open(str(path), "wb") as w:
-        w.setnchannels(1)
-        w.setsampwidth(2)
-        w.setframerate(SAMPLE_HZ)
-        w.writeframes(samples.tobytes())
-
-
 def readme_script(run: Path) -> None:
     readme = (run / "README.md").read_text(encoding="utf-8").split("\n")
     out = [""] * LAST
@@ -75,5 +69,5 @@ if __name__ == "__main__":
     folder.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(0)
     for i in range(N_FILES):
-        write_wav(folder / f"clip_{i:04d}.wav", clip(rng))
+        fakedata.write_wav(folder / f"clip_{i:04d}.wav", clip(rng), SAMPLE_HZ)
     readme_script(run)

@@ -7,10 +7,12 @@ RUN/conf/local_data.yml that points train/, val/ and test/ build_dataset.folders
 take on the command line); it $includes conf/ablations/baseline.yml (base.yml + 1gpu.yml) and the command line loads it with --args.load.
 """
 import sys
-import wave
 from pathlib import Path
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import fakedata  # noqa: E402
 
 SR = 44100
 N_TRAIN = 64
@@ -30,12 +32,7 @@ def write_wav(path: Path, rng: np.random.Generator) -> None:
     env = np.interp(t, np.linspace(0, SECONDS, 8), rng.uniform(0.2, 1.0, 8))
     x = x * env
     x = 0.5 * x / (np.abs(x).max() + 1e-9)
-    pcm = (x * 32767).astype("<i2")
-    with wave.open(str(path), "wb") as w:
-        w.setnchannels(1)
-        w.setsampwidth(2)
-        w.setframerate(SR)
-        w.writeframes(pcm.tobytes())
+    fakedata.write_wav(path, (x * 32767).astype("<i2"), SR)
 
 
 def main(run: Path) -> None:
