@@ -467,22 +467,46 @@ def test_resamples_that_give_the_same_facts_are_decided_once():
 
 
 def test_fewer_than_the_fewest_steps_are_not_resampled():
-    result = diagnose(_waits([0.12] * 2, warmup=1))
+    result = diagnose(_waits([0.12], warmup=1))
     assert result.verdict.agreement is None and result.verdict.category == "unknown"
 
 
 def test_too_few_steady_steps_give_no_verdict_and_say_what_would_give_more():
-    record = _waits([0.5] * 2, warmup=1)
+    record = _waits([0.5], warmup=1)
     result = diagnose(record)
     assert result.verdict.category == "unknown" and result.verdict.breakdown == {}
     assert result.verdict.headline.startswith(
-        "Not enough steps to judge where the time goes: 2 measured after warm-up, and at least 3 are needed")
+        "Not enough steps to judge where the time goes: 1 measured after warm-up, and at least 3 are needed (two "
+        "when each alone puts one class at 75% of the step or more; 5 to settle a close call)")
     assert all(BY_RULE[f.id].without_steps for f in result.findings)
-    slow = diagnose(with_outcome(_waits([3.0] * 2, warmup=1), status="stopped"))
+    slow = diagnose(with_outcome(_waits([3.0], warmup=1), status="stopped"))
     assert "--max-seconds" in slow.verdict.headline
-    ended = diagnose(with_outcome(_waits([0.5] * 2, warmup=1), status="completed"))
-    assert "The script ended by itself after 3 training steps: give it at least 6 (more data, more epochs" \
+    ended = diagnose(with_outcome(_waits([0.5], warmup=1), status="completed"))
+    assert "The script ended by itself after 2 training steps: give it at least 6 (more data, more epochs" \
         in ended.verdict.headline
+
+
+def test_two_steps_are_judged_only_when_each_alone_puts_the_verdict_at_three_quarters_of_it():
+    """Slow steps leave two measured ones in the default 90 s (test set 21's hifi-gan: 21 s steps, 98% forward
+    and backward in each). Two steps that each wait 81% of their time are input-bound whatever a third does;
+    two that wait half of it could tilt either way, and two that disagree settle nothing."""
+    alike = diagnose(_waits([0.5] * 2, warmup=1)).verdict
+    assert alike.category == "input" and alike.agreement == 1.0 and alike.share_low >= 0.75
+    assert alike.headline.endswith("Judged from a short run: 2 measured after warm-up; each of them alone is "
+                                   "input-bound, with 81% of its time or more there.")
+    close = diagnose(_waits([0.12] * 2, warmup=1))
+    assert close.verdict.category == "unknown" and close.verdict.breakdown == {}
+    assert close.verdict.headline == (
+        "Too few steps to settle where the time goes: 2 measured after warm-up, and each of them alone is "
+        "input-bound, but with only 51% of its time there at the least (two steps settle a verdict from 75% in "
+        "each).")
+    # Its workers finding fires on each step alone (both wait 0.12 s): it stands, under no verdict.
+    assert "dataloader-too-few-workers" in [f.id for f in close.findings]
+    split = diagnose(_waits([0.5, 0.0], warmup=1))
+    assert split.verdict.category == "unknown" and split.verdict.headline.endswith(
+        "one of them alone is input-bound and the other compute-bound.")
+    # A finding that reads the steps stands only when each step alone fires it (DECISIVE of the resamples).
+    assert "dataloader-too-few-workers" not in [f.id for f in split.findings]
 
 
 def test_a_short_run_whose_verdict_is_decisive_gets_it_and_says_what_it_rests_on():

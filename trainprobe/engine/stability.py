@@ -18,7 +18,9 @@ share's interval lying on the verdict's side of its threshold: each resample
 names its verdict by comparing its own shares with the thresholds (a
 finding's gain against 5% of the step, a class against 30%), so a verdict
 that 95% of the resamples reach is one whose deciding share stayed on the
-same side in 95% of them. Below ``FEWEST_STEPS`` there is no bootstrap.
+same side in 95% of them. Two steps (``FEWEST_ALIKE_STEPS``) give three distinct
+resamples, each step alone and the pair: their verdict must hold on all of them, by a wide margin
+(engine/verdict.py). Below two there is no bootstrap.
 
 Only the steps are resampled: the samplers' series and the profiles describe
 the same window either way. A short run of steps split into micro-batches
@@ -37,7 +39,7 @@ from collections import Counter
 from typing import Callable, Optional
 
 from ..facts import recompute_step_facts
-from ..facts.window import FEWEST_STEPS, short_run_split, steady_micro_batches, steady_steps
+from ..facts.window import FEWEST_ALIKE_STEPS, short_run_split, steady_micro_batches, steady_steps
 from ..findings import Finding, Verdict
 from ..record import MICRO_PARTS, PHASE_STEADY, MicroBatch, RunRecord, Step
 
@@ -137,7 +139,7 @@ def stability(record: RunRecord, values: dict[str, object], verdict: Verdict,
     run itself). The findings' gains over the resamples give each gain its interval (a resample where
     a finding does not fire counts as no gain). None with too few steady steps."""
     measured = max(len(steady_steps(record)), len(steady_micro_batches(record)))
-    if measured < FEWEST_STEPS or verdict.category == "unknown":
+    if measured < FEWEST_ALIKE_STEPS or verdict.category == "unknown":
         return None
     rng = random.Random(_SEED)
     categories: Counter[str] = Counter()

@@ -48,7 +48,7 @@ from ..vocabulary import PHASES
 from .. import display
 from .evaluate import SIGNIFICANT_GAIN
 from .stability import DECISIVE
-from ..facts.window import FEWEST_STEPS, MIN_STEADY_STEPS, enough_steps, firm_steps
+from ..facts.window import ALIKE_SHARE, FEWEST_STEPS, MIN_STEADY_STEPS, enough_steps, few_steps, firm_steps
 
 __all__ = ["breakdown", "rank_findings", "make_verdict", "with_stability", "with_trace_cut", "near_peak", "NEAR_PEAK"]
 
@@ -227,7 +227,8 @@ def _training_steps(facts: dict[str, object]) -> int:
 def _thin_headline(facts: dict[str, object], steady: object) -> str:
     """Steps were measured, but too few to judge from: say how many, and what would give more."""
     return (f"Not enough steps to judge where the time goes: {_counted(facts, steady)}, and at least "
-            f"{FEWEST_STEPS} are needed ({MIN_STEADY_STEPS} to settle a close call).{_what_gives_enough(facts)}")
+            f"{FEWEST_STEPS} are needed (two when each alone puts one class at {display.share(ALIKE_SHARE)} of the "
+            f"step or more; {MIN_STEADY_STEPS} to settle a close call).{_what_gives_enough(facts)}")
 
 
 def _counted(facts: dict[str, object], steady: object) -> str:
@@ -262,9 +263,37 @@ def _what_gives_enough(facts: dict[str, object]) -> str:
                 f"step after warm-up is enough to judge from them; allow more time with --max-seconds (about "
                 f"{int(step * 3)} s).")
     if isinstance(step, (int, float)) and step >= 2.0:
-        return (f" Its steps take about {display.seconds(step)}: allow more time with --max-seconds "
-                f"(about {int(step * 20)} s){fewer_warmup}.")
+        return f" Its steps take about {display.seconds(step)}: {_time_to_allow(facts, step)}{fewer_warmup}."
     return f" Let it run longer{fewer_warmup}." if fewer_warmup else ""
+
+
+# Profiled steps run up to this much slower (probe/clock.py's _PROFILED_SLOWDOWN: what its plan allows them).
+_PROFILED_SLOWDOWN = 1.3
+
+
+def _time_to_allow(facts: dict[str, object], step: float, verdict: bool = True) -> str:
+    """The --max-seconds that holds, at this pace, what the clock plans for slow steps (probe/clock.py): the
+    launch and first step as measured, one more warm-up step (the first sets no pace), MIN_STEADY_STEPS measured
+    steps for a verdict; then the profiled windows' steps for the op profiles. (It asked for twenty steps' time:
+    1540 s for descript-audio-codec's 77 s steps, test set 21, where about 550 s gives a verdict.) ``verdict``
+    False: a verdict was given, and only the op profiles' time is asked for."""
+    first = facts.get("time_to_first_step")
+    start = float(first) if isinstance(first, (int, float)) else step
+    judged = _round_up(start + (1 + MIN_STEADY_STEPS) * step)
+    profiled = facts.get("profiling_steps_planned")
+    whole = _round_up(start + (1 + MIN_STEADY_STEPS + _PROFILED_SLOWDOWN * (profiled or 0)) * step)
+    if not verdict:
+        if _f(facts, "grad_accumulation") > FEWEST_STEPS:
+            whole = int(step * 3)  # steps of micro-batches: the step after warm-up is profiled (_what_gives_enough)
+        return f"allow about {whole} s with --max-seconds"
+    if not isinstance(profiled, int) or not profiled:
+        return f"allow more time with --max-seconds (about {judged} s for a verdict from {MIN_STEADY_STEPS} measured steps)"
+    return (f"allow more time with --max-seconds (about {judged} s for a verdict from {MIN_STEADY_STEPS} measured "
+            f"steps, about {whole} s for the op profiles as well)")
+
+
+def _round_up(seconds: float) -> int:
+    return int(-(-seconds // 10) * 10)
 
 
 NEAR_PEAK = 0.7  # a step at this share of the hardware's matrix peak is near what it can do
@@ -332,6 +361,13 @@ def _compute_headline(facts: dict[str, object], minor: int = 0, levers: bool = F
         return (f"The {device} is busy with the model's math{tail}. The script ended after {steps} steps, before "
                 "trainprobe could profile its ops, so the levers that read the op mix (bfloat16, torch.compile, the cost of "
                 "calling each op) were not judged: run it for more steps (more data or epochs) to have them "
+                "judged." + see)
+    step = facts.get("step_time")
+    if facts.get("unprofiled_time_limit") and isinstance(step, (int, float)):
+        # Slow steps stopped at --max-seconds before the op profile (test set 21's hifi-gan, 21 s steps): the same.
+        return (f"The {device} is busy with the model's math{tail}. --max-seconds stopped it before trainprobe could "
+                "profile its ops, so the levers that read the op mix (bfloat16, torch.compile, the cost of calling "
+                f"each op) were not judged: {_time_to_allow(facts, float(step), verdict=False)} to have them "
                 "judged." + see)
     if facts.get("cuda_used"):
         return ("The GPU is busy with the model's math (the good case): "
@@ -548,6 +584,8 @@ def with_stability(verdict: Verdict, stability, facts: Optional[dict[str, object
 
 def _short_run(verdict: Verdict, stability, facts: dict[str, object]) -> Verdict:
     steady = facts.get("steady_steps") or 0
+    if few_steps(facts):
+        return _two_steps(verdict, stability, facts)
     if stability.agreement >= DECISIVE:
         held = ("every resample of them" if stability.agreement >= 1
                 else f"{display.share(stability.agreement)} of resamples of them")
@@ -562,6 +600,29 @@ def _short_run(verdict: Verdict, stability, facts: dict[str, object]) -> Verdict
                   f"them came out {label} {display.share(stability.agreement)} of the time and {other} most of "
                   f"the rest (a verdict from fewer than {MIN_STEADY_STEPS} steps must hold on "
                   f"{display.share(DECISIVE)} of them).{_what_gives_enough(facts)}"))
+
+
+def _two_steps(verdict: Verdict, stability, facts: dict[str, object]) -> Verdict:
+    """Two steps (facts/window.py: FEWEST_ALIKE_STEPS): the verdict stands when each step alone reaches it (every
+    resample does) and its class holds ALIKE_SHARE of each step or more; else there is none."""
+    steady = facts.get("steady_steps") or 0
+    label = _LABEL.get(verdict.category, verdict.category)
+    low = stability.share_low
+    if stability.agreement >= 1.0 and low is not None and low >= ALIKE_SHARE:
+        return replace(verdict, headline=(
+            f"{verdict.headline} Judged from a short run: {_counted(facts, steady)}; each of them alone is {label}, "
+            f"with {display.share(low)} of its time or more there."))
+    if stability.agreement >= 1.0:
+        why = (f"each of them alone is {label}, but with only {display.share(low or 0.0)} of its time there at the "
+               f"least (two steps settle a verdict from {display.share(ALIKE_SHARE)} in each)")
+    else:
+        other = _LABEL.get(stability.alternative, stability.alternative) if stability.alternative else "another"
+        why = f"one of them alone is {label} and the other {other}"
+    return Verdict(
+        category="unknown", step_time=verdict.step_time, steps_per_second=verdict.steps_per_second,
+        samples_per_second=verdict.samples_per_second, breakdown={},
+        headline=f"Too few steps to settle where the time goes: {_counted(facts, steady)}, and {why}."
+                 f"{_what_gives_enough(facts)}")
 
 
 _LABEL = {"input": "input-bound", "host": "host-bound", "launch": "launch-bound", "sync": "sync-bound",

@@ -15,6 +15,9 @@ FACTS = {
     "unprofiled_run_steps": ("count", "The training steps of a run that ended by itself before the torch.profiler "
                              "window (a run of a few steps): the facts that read the op mix are unknown for that "
                              "reason, not switched off. None when the window ran, or the run ended otherwise."),
+    "unprofiled_time_limit": ("bool", "trainprobe stopped the run at --max-seconds before its torch.profiler window "
+                              "(slow steps): the facts that read the op mix are unknown for that reason. None when "
+                              "the window ran, or the run ended otherwise."),
     "cpu_op_time_per_step": ("s", "Self CPU time of all ops per profiled step."),
     "cuda_op_time_per_step": ("s", "Kernel time per step: the median over the profiled steps of the kernel time "
                               "each launched (a kernel counted in the step whose host code launched it); in a "
@@ -167,7 +170,10 @@ def compute(record: RunRecord) -> dict[str, object]:
         ended = record.outcome.status == "completed" and \
             (prof.availability.reason or "").startswith("the script ended before the profiler window")
         training = sum(1 for step in record.steps if not step.validation)
-        return {"profiler_available": False, "unprofiled_run_steps": training if ended else None}
+        # The clock's own words when --max-seconds stops a run (probe/clock.py: "reached --max-seconds (90 s)").
+        limited = record.outcome.status == "stopped" and "--max-seconds" in (record.outcome.reason or "")
+        return {"profiler_available": False, "unprofiled_run_steps": training if ended else None,
+                "unprofiled_time_limit": True if limited else None}
     steps = prof.steps
     cuda = prof.cuda_total if "CUDA" in prof.activities or prof.cuda_total > 0 else None
     launch = None

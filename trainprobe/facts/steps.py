@@ -99,6 +99,10 @@ FACTS = {
     "gpu_busy_share": ("share", "Device-busy seconds (CUDA events) over step time; None without CUDA."),
     "warmup_steps": ("count", "Warm-up steps (compilation, autotuning, first allocations)."),
     "warmup_step_time": ("s", "Mean duration of a warm-up step."),
+    "time_to_first_step": ("s", "Seconds from the script's launch to the end of its first step: start-up and the "
+                           "first step's one-off costs."),
+    "profiling_steps_planned": ("count", "Steps the run's plan gives its profiled windows at the least (torch.profiler "
+                                "and cProfile; 0 when both are off); None when the record holds no plan."),
     **{f"warmup_{p}_per_step": ("s", f"Seconds per warm-up step in {p.replace('_', ' ')}.") for p in PHASES},
     "epoch_start_wait": ("s", "Median data wait of the steps that began an epoch (after the first)."),
     "epoch_start_extra": ("s", "How much longer an epoch's first batch waits than a normal batch."),
@@ -136,9 +140,22 @@ def _shares(steps: tuple[Step, ...]) -> dict[str, object]:
 def _warmup(record: RunRecord) -> dict[str, object]:
     steps = warmup_steps(record)
     out: dict[str, object] = {"warmup_steps": len(steps), "warmup_step_time": mean_step_time(steps)}
+    first = record.steps[0] if record.steps else None
+    out["time_to_first_step"] = first.start + first.duration if first is not None else None
+    out["profiling_steps_planned"] = _profiling_steps_planned(record)
     for phase in PHASES:
         out[f"warmup_{phase}_per_step"] = _per_step(steps, phase)
     return out
+
+
+def _profiling_steps_planned(record: RunRecord):
+    """The profiled windows' fewest steps, from the plan the run was made with (probe/config.py's WindowPlan, as
+    the record's invocation keeps it)."""
+    plan = (record.invocation.options or {}).get("plan") if record.invocation else None
+    if not isinstance(plan, dict):
+        return None
+    return sum(int(plan.get(f"{window}_min_steps") or 0) for window in ("profile", "cprofile") if plan.get(
+        "profiler" if window == "profile" else "cprofile"))
 
 
 def _stall_facts(steps: tuple[Step, ...]) -> dict[str, object]:
