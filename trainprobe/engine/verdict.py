@@ -48,7 +48,8 @@ from ..vocabulary import PHASES
 from .. import display
 from .evaluate import SIGNIFICANT_GAIN
 from .stability import DECISIVE
-from ..facts.window import ALIKE_SHARE, FEWEST_STEPS, MIN_STEADY_STEPS, enough_steps, few_steps, firm_steps
+from ..facts.window import (ALIKE_SHARE, FEWEST_STEPS, MIN_STEADY_STEPS, PROFILED_SLOWDOWN, enough_steps,
+                            few_steps, firm_steps)
 
 __all__ = ["breakdown", "rank_findings", "make_verdict", "with_stability", "with_trace_cut", "near_peak", "NEAR_PEAK"]
 
@@ -267,10 +268,6 @@ def _what_gives_enough(facts: dict[str, object]) -> str:
     return f" Let it run longer{fewer_warmup}." if fewer_warmup else ""
 
 
-# Profiled steps run up to this much slower (probe/clock.py's _PROFILED_SLOWDOWN: what its plan allows them).
-_PROFILED_SLOWDOWN = 1.3
-
-
 def _time_to_allow(facts: dict[str, object], step: float, verdict: bool = True) -> str:
     """The --max-seconds that holds, at this pace, what the clock plans for slow steps (probe/clock.py): the
     launch and first step as measured, one more warm-up step (the first sets no pace), MIN_STEADY_STEPS measured
@@ -281,13 +278,14 @@ def _time_to_allow(facts: dict[str, object], step: float, verdict: bool = True) 
     start = float(first) if isinstance(first, (int, float)) else step
     judged = _round_up(start + (1 + MIN_STEADY_STEPS) * step)
     profiled = facts.get("profiling_steps_planned")
-    whole = _round_up(start + (1 + MIN_STEADY_STEPS + _PROFILED_SLOWDOWN * (profiled or 0)) * step)
+    whole = _round_up(start + (1 + MIN_STEADY_STEPS + PROFILED_SLOWDOWN * (profiled or 0)) * step)
     if not verdict:
         if _f(facts, "grad_accumulation") > FEWEST_STEPS:
             whole = int(step * 3)  # steps of micro-batches: the step after warm-up is profiled (_what_gives_enough)
         return f"allow about {whole} s with --max-seconds"
     if not isinstance(profiled, int) or not profiled:
-        return f"allow more time with --max-seconds (about {judged} s for a verdict from {MIN_STEADY_STEPS} measured steps)"
+        return (f"allow more time with --max-seconds (about {judged} s for a verdict from {MIN_STEADY_STEPS} measured "
+                "steps)")
     return (f"allow more time with --max-seconds (about {judged} s for a verdict from {MIN_STEADY_STEPS} measured "
             f"steps, about {whole} s for the op profiles as well)")
 

@@ -154,8 +154,9 @@ def _profiling_steps_planned(record: RunRecord):
     plan = (record.invocation.options or {}).get("plan") if record.invocation else None
     if not isinstance(plan, dict):
         return None
-    return sum(int(plan.get(f"{window}_min_steps") or 0) for window in ("profile", "cprofile") if plan.get(
-        "profiler" if window == "profile" else "cprofile"))
+    profiler = int(plan.get("profile_min_steps") or 0) if plan.get("profiler") else 0
+    cprofile = int(plan.get("cprofile_min_steps") or 0) if plan.get("cprofile") else 0
+    return profiler + cprofile
 
 
 def _stall_facts(steps: tuple[Step, ...]) -> dict[str, object]:

@@ -57,8 +57,8 @@ from ._stats import median
 
 __all__ = ["steady_steps", "warmup_steps", "after_warmup", "NOT_MEASURED", "borrowed_warmup", "steady_span",
            "in_window", "mean_step_time", "usual_batch", "partial_batches", "MIN_STEADY_STEPS", "FEWEST_STEPS",
-           "FEWEST_ALIKE_STEPS", "ALIKE_SHARE", "enough_steps", "few_steps", "firm_steps", "steady_micro_batches",
-           "micro_batches_of", "short_run_split"]
+           "FEWEST_ALIKE_STEPS", "ALIKE_SHARE", "PROFILED_SLOWDOWN", "enough_steps", "few_steps", "firm_steps",
+           "steady_micro_batches", "micro_batches_of", "short_run_split"]
 
 # This many steady steps settle a verdict: with fewer, it stands only when it is decisive (the
 # resamples of the steps reach it: engine/stability.py), and a run too short for a separate warm-up
@@ -75,6 +75,9 @@ FEWEST_STEPS = 3
 FEWEST_ALIKE_STEPS = 2
 ALIKE_SHARE = 0.75
 _WARMUP_OUTLIER = 2.0  # a warm-up step this many times the typical one paid a one-off cost
+# Profiled steps (torch.profiler, cProfile) run this much slower, at most: the clock's plan for slow steps allows
+# them that (probe/clock.py), and the time a verdict asks for counts them so (engine/verdict.py).
+PROFILED_SLOWDOWN = 1.3
 
 
 def enough_steps(facts: dict) -> bool:

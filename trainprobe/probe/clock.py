@@ -50,7 +50,7 @@ import time
 from collections import deque
 from typing import Callable, Optional
 
-from ..facts.window import FEWEST_STEPS, MIN_STEADY_STEPS
+from ..facts.window import FEWEST_STEPS, MIN_STEADY_STEPS, PROFILED_SLOWDOWN
 from ..record import MICRO_PARTS, PHASE_AFTER, PHASE_CENSUS, PHASE_CPROFILE, PHASE_PROFILED, PHASE_STEADY, PHASE_WARMUP
 from ..vocabulary import INNER_PHASE_NAMES, TIMED_PHASE_NAMES
 from .config import WindowPlan
@@ -72,7 +72,6 @@ MICRO_CAP = 2048
 # A micro-batch's phases as the clock times them, in record.MicroBatch's field order: its duration before
 # them and its other part (the rest, computed) after them.
 MICRO_PHASES = tuple(p for p in MICRO_PARTS if p not in ("duration", "other"))
-_PROFILED_SLOWDOWN = 1.3  # profiled steps run this much slower, at most (torch.profiler, cProfile)
 
 
 class PhaseRanges:
@@ -686,7 +685,7 @@ class StepClock:
         if plan.max_seconds is None or plan.full or not self._recent or not steps:
             return False
         pace = sorted(self._recent)[len(self._recent) // 2]
-        return plan.max_seconds - (now - self.t0) < (steps + 1) * pace * _PROFILED_SLOWDOWN
+        return plan.max_seconds - (now - self.t0) < (steps + 1) * pace * PROFILED_SLOWDOWN
 
     @staticmethod
     def _window_done(steps: int, elapsed: float, min_steps: int, seconds: float, max_steps: int) -> bool:
