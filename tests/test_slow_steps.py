@@ -36,3 +36,17 @@ def test_one_77_s_step_asks_for_the_time_a_verdict_needs_not_twenty_steps():
     headline = apply_rules(record).verdict.headline
     assert headline.endswith("Its steps take about 1 min 17 s: allow more time with --max-seconds (about 550 s "
                              "for a verdict from 5 measured steps, about 1150 s for the op profiles as well).")
+
+
+def test_a_hand_edited_plan_loses_only_the_profiling_figure():
+    """A run.json edited by hand (a plan's "three" where a count belongs) must not take the step facts with it:
+    they are one family, and an exception in it left every step fact unknown."""
+    import dataclasses
+    record = recorded.load(SET_21 / "t21_descript_dac_baseline.cpu.run.json.gz")
+    plan = {**record.invocation.options["plan"], "profile_min_steps": "three", "cprofile_min_steps": None}
+    edited = dataclasses.replace(record, invocation=dataclasses.replace(
+        record.invocation, options={**record.invocation.options, "plan": plan}))
+    values = facts_by_name(compute_facts(edited))
+    assert values["profiling_steps_planned"] == 0 and round(values["warmup_step_time"]) == 77
+    assert apply_rules(edited).verdict.headline.endswith(
+        "allow more time with --max-seconds (about 550 s for a verdict from 5 measured steps).")

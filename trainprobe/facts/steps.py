@@ -154,9 +154,11 @@ def _profiling_steps_planned(record: RunRecord):
     plan = (record.invocation.options or {}).get("plan") if record.invocation else None
     if not isinstance(plan, dict):
         return None
-    profiler = int(plan.get("profile_min_steps") or 0) if plan.get("profiler") else 0
-    cprofile = int(plan.get("cprofile_min_steps") or 0) if plan.get("cprofile") else 0
-    return profiler + cprofile
+    def steps(name: str) -> int:  # a hand-edited record's "three" or -1 counts as none
+        value = plan.get(name)
+        return value if type(value) is int and value > 0 else 0
+    return (steps("profile_min_steps") if plan.get("profiler") else 0) + \
+        (steps("cprofile_min_steps") if plan.get("cprofile") else 0)
 
 
 def _stall_facts(steps: tuple[Step, ...]) -> dict[str, object]:
