@@ -50,3 +50,16 @@ def test_a_hand_edited_plan_loses_only_the_profiling_figure():
     assert values["profiling_steps_planned"] == 0 and round(values["warmup_step_time"]) == 77
     assert apply_rules(edited).verdict.headline.endswith(
         "allow more time with --max-seconds (about 550 s for a verdict from 5 measured steps).")
+
+
+def test_the_report_says_the_time_limit_stopped_the_run():
+    """hifi-gan's report said "stopped by trainprobe after its measurement window": --max-seconds stopped it, and
+    its profiled windows never ran."""
+    from trainprobe.report.sections import outcome_section
+    record = recorded.load(SET_21 / "t21_jik876_hifigan.cpu.run.json.gz")
+    assert record.outcome.time_limited
+    assert outcome_section(record)["text"] == ("stopped by trainprobe at its time limit (--max-seconds), before its "
+                                               "windows were all done")
+    done = recorded.load(recorded.RUNS_DIR / "real_test22" / "t22_chemprop_training_nb.cpu.run.json.gz")
+    assert done.outcome.status == "stopped" and not done.outcome.time_limited
+    assert outcome_section(done)["text"] == "stopped by trainprobe after its measurement window"

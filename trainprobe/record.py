@@ -745,6 +745,12 @@ class Outcome(JsonMixin):
     # probe/unrun.py), also the end of ``reason``; None when nothing, or nothing that trains, was left
     left_unrun: Optional[str] = None
 
+    @property
+    def time_limited(self) -> bool:
+        """trainprobe stopped the run at --max-seconds, before its windows were all done (the clock's own words in
+        ``reason``: probe/clock.py asks for that stop only while a window is still to run)."""
+        return self.status == "stopped" and "reached --max-seconds" in (self.reason or "")
+
 
 @dataclass(frozen=True)
 class RankSummary(JsonMixin):

@@ -170,10 +170,8 @@ def compute(record: RunRecord) -> dict[str, object]:
         ended = record.outcome.status == "completed" and \
             (prof.availability.reason or "").startswith("the script ended before the profiler window")
         training = sum(1 for step in record.steps if not step.validation)
-        # The clock's own words when --max-seconds stops a run (probe/clock.py: "reached --max-seconds (90 s)").
-        limited = record.outcome.status == "stopped" and "--max-seconds" in (record.outcome.reason or "")
         return {"profiler_available": False, "unprofiled_run_steps": training if ended else None,
-                "unprofiled_time_limit": True if limited else None}
+                "unprofiled_time_limit": True if record.outcome.time_limited else None}
     steps = prof.steps
     cuda = prof.cuda_total if "CUDA" in prof.activities or prof.cuda_total > 0 else None
     launch = None

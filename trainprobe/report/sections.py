@@ -104,6 +104,8 @@ def exception_text(outcome) -> Optional[str]:
 def outcome_section(record: RunRecord) -> dict[str, Any]:
     o = record.outcome
     text, css = STATUS_TEXT.get(o.status, (o.status, "warn"))
+    if o.time_limited:  # slow steps: not "after its measurement window", which never closed (test set 21's hifi-gan)
+        text = "stopped by trainprobe at its time limit (--max-seconds), before its windows were all done"
     exception = exception_text(o)
     return {
         "status": o.status,
