@@ -719,6 +719,10 @@ class Samples(JsonMixin):
     sampler_cpu_time: float = 0.0  # seconds of CPU the samplers used
 
 
+# The clock's words when --max-seconds stops a run (probe/clock.py), in the outcome's reason: Outcome.time_limited.
+TIME_LIMIT_REASON = "reached --max-seconds"
+
+
 @dataclass(frozen=True)
 class Outcome(JsonMixin):
     """How the run ended."""
@@ -749,7 +753,7 @@ class Outcome(JsonMixin):
     def time_limited(self) -> bool:
         """trainprobe stopped the run at --max-seconds, before its windows were all done (the clock's own words in
         ``reason``: probe/clock.py asks for that stop only while a window is still to run)."""
-        return self.status == "stopped" and "reached --max-seconds" in (self.reason or "")
+        return self.status == "stopped" and TIME_LIMIT_REASON in (self.reason or "")
 
 
 @dataclass(frozen=True)

@@ -40,27 +40,28 @@ def load_recipe(name: str) -> dict:
         return tomllib.load(f)
 
 
-def _git_show(mirrors: Path, source: str, commit: str, path: str) -> bytes | None:
+def _git_dir(mirrors: Path, source: str) -> Path:
     git_dir = mirrors / source.replace("/", "+") / "repo"
-    if (git_dir / ".git").is_dir():  # some fetches leave a clone with a working copy rather than a bare mirror
-        git_dir = git_dir / ".git"
+    # some fetches leave a clone with a working copy rather than a bare mirror
+    return git_dir / ".git" if (git_dir / ".git").is_dir() else git_dir
+
+
+def _git_show(mirrors: Path, source: str, commit: str, path: str) -> bytes | None:
+    git_dir = _git_dir(mirrors, source)
     if not git_dir.is_dir():
         return None
     done = subprocess.run(["git", f"--git-dir={git_dir}", "show", f"{commit}:{path}"], capture_output=True)
     return done.stdout if done.returncode == 0 else None
 
 
-def _git_dir(mirrors: Path, source: str) -> Path:
-    git_dir = mirrors / source.replace("/", "+") / "repo"
-    return git_dir / ".git" if (git_dir / ".git").is_dir() else git_dir
-
-
 def _tree_files(mirrors: Path, source: str, commit: str, path: str) -> list[str]:
     """The files under ``path`` when it is a folder at ``commit`` (a package: Swin's models/), else []."""
     git_dir = _git_dir(mirrors, source)
+    if not git_dir.is_dir():
+        return []
     kind = subprocess.run(["git", f"--git-dir={git_dir}", "cat-file", "-t", f"{commit}:{path}"], capture_output=True,
                           text=True)
-    if not git_dir.is_dir() or kind.stdout.strip() != "tree":
+    if kind.stdout.strip() != "tree":
         return []
     listed = subprocess.run(["git", f"--git-dir={git_dir}", "ls-tree", "-r", "--name-only", commit, "--", path],
                             capture_output=True, text=True)

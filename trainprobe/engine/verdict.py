@@ -256,13 +256,11 @@ def _what_gives_enough(facts: dict[str, object]) -> str:
         made = first if isinstance(first, int) else _training_steps(facts)
         return (f" The script ended by itself after {made} training steps: give it at least "
                 f"{MIN_STEADY_STEPS + 1} (more data, more epochs or more iterations){fewer_warmup}.")
-    accumulated = _f(facts, "grad_accumulation")
-    if isinstance(step, (int, float)) and step >= 2.0 and accumulated > FEWEST_STEPS:
-        # Steps of micro-batches: the step after warm-up is profiled and judged by them (probe/clock.py), so three
-        # steps' time is enough, not the twenty of the usual windows.
-        return (f" Its steps take about {display.seconds(step)}, each of about {accumulated:g} micro-batches: one "
-                f"step after warm-up is enough to judge from them; allow more time with --max-seconds (about "
-                f"{int(step * 3)} s).")
+    micro = _micro_batched_time(facts, step) if isinstance(step, (int, float)) and step >= 2.0 else None
+    if micro is not None:
+        return (f" Its steps take about {display.seconds(step)}, each of about {_f(facts, 'grad_accumulation'):g} "
+                f"micro-batches: one step after warm-up is enough to judge from them; allow more time with "
+                f"--max-seconds (about {micro} s).")
     if isinstance(step, (int, float)) and step >= 2.0:
         return f" Its steps take about {display.seconds(step)}: {_time_to_allow(facts, step)}{fewer_warmup}."
     return f" Let it run longer{fewer_warmup}." if fewer_warmup else ""
@@ -280,14 +278,19 @@ def _time_to_allow(facts: dict[str, object], step: float, verdict: bool = True) 
     profiled = facts.get("profiling_steps_planned")
     whole = _round_up(start + (1 + MIN_STEADY_STEPS + PROFILED_SLOWDOWN * (profiled or 0)) * step)
     if not verdict:
-        if _f(facts, "grad_accumulation") > FEWEST_STEPS:
-            whole = int(step * 3)  # steps of micro-batches: the step after warm-up is profiled (_what_gives_enough)
-        return f"allow about {whole} s with --max-seconds"
+        micro = _micro_batched_time(facts, step)
+        return f"allow about {whole if micro is None else micro} s with --max-seconds"
     if not isinstance(profiled, int) or not profiled:
         return (f"allow more time with --max-seconds (about {judged} s for a verdict from {MIN_STEADY_STEPS} measured "
                 "steps)")
     return (f"allow more time with --max-seconds (about {judged} s for a verdict from {MIN_STEADY_STEPS} measured "
             f"steps, about {whole} s for the op profiles as well)")
+
+
+def _micro_batched_time(facts: dict[str, object], step: float) -> Optional[int]:
+    """Steps of micro-batches: the step after warm-up is profiled and judged by them (probe/clock.py), so three
+    steps' time is enough, not the windows of other slow steps; None for steps that accumulate no more."""
+    return int(step * 3) if _f(facts, "grad_accumulation") > FEWEST_STEPS else None
 
 
 def _round_up(seconds: float) -> int:

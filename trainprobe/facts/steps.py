@@ -154,6 +154,7 @@ def _profiling_steps_planned(record: RunRecord):
     plan = (record.invocation.options or {}).get("plan") if record.invocation else None
     if not isinstance(plan, dict):
         return None
+
     def steps(name: str) -> int:  # a hand-edited record's "three" or -1 counts as none
         value = plan.get(name)
         return value if type(value) is int and value > 0 else 0

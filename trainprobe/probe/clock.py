@@ -51,7 +51,8 @@ from collections import deque
 from typing import Callable, Optional
 
 from ..facts.window import FEWEST_STEPS, MIN_STEADY_STEPS, PROFILED_SLOWDOWN
-from ..record import MICRO_PARTS, PHASE_AFTER, PHASE_CENSUS, PHASE_CPROFILE, PHASE_PROFILED, PHASE_STEADY, PHASE_WARMUP
+from ..record import (MICRO_PARTS, PHASE_AFTER, PHASE_CENSUS, PHASE_CPROFILE, PHASE_PROFILED, PHASE_STEADY,
+                      PHASE_WARMUP, TIME_LIMIT_REASON)
 from ..vocabulary import INNER_PHASE_NAMES, TIMED_PHASE_NAMES
 from .config import WindowPlan
 from .stop import ProbeStop
@@ -566,7 +567,7 @@ class StepClock:
             self._boundaries.append(self.steps_emitted - 1)
         if plan.max_seconds is not None and now - self.t0 > plan.max_seconds and not plan.full:
             if self.window != PHASE_AFTER:
-                self._request_stop(f"reached --max-seconds ({plan.max_seconds:g} s)")
+                self._request_stop(f"{TIME_LIMIT_REASON} ({plan.max_seconds:g} s)")
                 return
         if self.window == PHASE_WARMUP:
             if steps >= plan.warmup_steps or (steps >= 2 and elapsed > plan.warmup_max_seconds) or (
