@@ -21,16 +21,21 @@ def _run(tmp_path, shape):
     return record, facts_by_name(compute_facts(record))
 
 
-@pytest.mark.parametrize("shape, unit, updates, batches", [
-    ("gan", "fetch", 2, 1),
-    ("accumulate", "fetch", 1, 4),
-    ("lbfgs", "fetch", 1, 1),
-    ("closure", "fetch", 1, 1),
-    ("nooptim", "fetch", 0, 1),
-    ("handmade", "optimizer", 1, 0),
-    ("noise", "fetch", 1, 1),
+# Samples per step: the training batches' samples, however they are collated (probe/samples.py).
+@pytest.mark.parametrize("shape, unit, updates, batches, samples", [
+    ("gan", "fetch", 2, 1, 16),
+    ("accumulate", "fetch", 1, 4, 64),
+    ("lbfgs", "fetch", 1, 1, 16),
+    ("closure", "fetch", 1, 1, 16),
+    ("nooptim", "fetch", 0, 1, 16),
+    ("handmade", "optimizer", 1, 0, 16),
+    ("noise", "fetch", 1, 1, 16),
+    # detectron2's one sample dict a fetch, two a step: its image's channels were counted (3 a fetch).
+    ("grouped", "fetch", 1, 2, 2),
+    # torchvision's detection collate: a tuple of images and a tuple of target dicts, 4 of each.
+    ("detection", "fetch", 1, 1, 4),
 ])
-def test_each_loop_shape_gives_one_step_per_iteration(tmp_path, shape, unit, updates, batches):
+def test_each_loop_shape_gives_one_step_per_iteration(tmp_path, shape, unit, updates, batches, samples):
     record, values = _run(tmp_path, shape)
     training = [s for s in record.steps if not s.validation]
     # The last iteration ends with the script; gradient accumulation's first micro-batches come before
@@ -38,8 +43,7 @@ def test_each_loop_shape_gives_one_step_per_iteration(tmp_path, shape, unit, upd
     assert ITERATIONS - 1 <= len(training) <= ITERATIONS + (3 if shape == "accumulate" else 0), len(training)
     assert values["step_unit"] == unit
     assert values["updates_per_step"] == updates and values["batches_per_step"] == batches
-    if batches:
-        assert values["samples_per_step"] == 16 * batches
+    assert values["samples_per_step"] == samples
 
 
 def test_a_closures_own_code_is_not_optimizer_time(tmp_path):

@@ -8,10 +8,15 @@ nooptim      no optimizer object: a hand-written SGD update after backward
 handmade     no DataLoader: batches built by hand, one optimizer
 noise        an augmentation inside the model's forward draws noise from a DataLoader of its own
              (SpeechBrain's AddNoise does): one step per training batch, not two
+grouped      detectron2's loader: one sample dict per fetch (batch_size=1, collate_fn=itemgetter(0)),
+             grouped into lists of 2 dicts that the model takes
+detection    torchvision's detection recipe: collate_fn=tuple(zip(*batch)) makes a tuple of 4 images
+             and a tuple of 4 target dicts
 
 Prints "ITERATIONS n" at the end so a test can count them.
 """
 import argparse
+import operator
 
 import torch
 import torch.nn as nn
@@ -120,4 +125,36 @@ elif args.shape == "noise":
         done += 1
         if done == args.iterations:
             break
+elif args.shape in ("grouped", "detection"):
+    class Images(torch.utils.data.Dataset):
+        def __len__(self):
+            return 4096
+
+        def __getitem__(self, i):
+            image = torch.randn(3, 8, 4)  # channels first: its first dimension is not a batch
+            if args.shape == "detection":
+                return image, {"label": i % 4}
+            return {"image": image, "target": {"label": i % 4}, "file_name": f"{i}.jpg"}
+
+    head = nn.Linear(96, 4)
+    opt = torch.optim.SGD(head.parameters(), lr=0.01)
+
+    def train(samples):
+        logits = head(torch.stack([s["image"].flatten() for s in samples]))
+        labels = torch.tensor([s["target"]["label"] for s in samples])
+        opt.zero_grad()
+        loss_fn(logits, labels).backward()
+        opt.step()
+
+    if args.shape == "grouped":
+        singles = iter(DataLoader(Images(), collate_fn=operator.itemgetter(0)))
+        while done < args.iterations:
+            train([next(singles), next(singles)])
+            done += 1
+    else:
+        for images, targets in DataLoader(Images(), batch_size=4, collate_fn=lambda b: tuple(zip(*b))):
+            train([{"image": i, "target": t} for i, t in zip(images, targets)])
+            done += 1
+            if done == args.iterations:
+                break
 print("ITERATIONS", done)

@@ -26,11 +26,15 @@ FAMILY = "batch"
 
 FACTS = {
     "fixed_step_cost": ("s", "Seconds of the mean steady step that do not grow with the batch: the fixed cost "
-                        "of calling ops (the larger of framework_overhead_share and dispatch_share), the "
+                        "of calling ops (the larger of framework_overhead_share and dispatch_share, at "
+                        "most 50 µs per op of ops_per_step: beyond that it is the model's own Python "
+                        "working), the "
                         "loop's own Python (loop_python_share) and receiving the batch from a worker "
                         "(batch_receive_share), each a share of step_time. None when neither the op "
                         "profile nor the handoff was measured."),
     "fixed_step_cost_share": ("share", "fixed_step_cost over the mean steady step."),
+    "op_call_share": ("share", "The part of fixed_step_cost_share that is calling ops: the larger of "
+                      "framework_overhead_share and dispatch_share, at most 50 µs per op of ops_per_step."),
     "suggested_batch_size": ("count", "A batch at which the fixed per-step cost would be about a tenth of "
                              "the per-sample work: samples_per_step x 10 x fixed / (step - fixed), rounded "
                              "up to a power of two, at least twice the batch and at most 256 (or twice the "
@@ -47,6 +51,14 @@ FACTS = {
                    "else another padding= keyword): 'file.py:line'."),
 }
 
+# The most that calling one op can cost in Python, module calls, the dispatcher and autograd's engine. The
+# model's phases' time outside their ops counts as the fixed cost of calling them up to this much per op:
+# beyond it, it is the model's own Python doing work, which may grow with the batch (detectron2's Faster
+# R-CNN, test set 22: 208 µs per op outside its ops, its per-image loops over proposals and boxes; a
+# tiny-batch warning called a fifth of its 7.5 s step of 2 images a fixed cost). On the other recorded runs
+# the phases' time outside their ops came to 3-45 µs per op (DALL-E's VAE, 109 µs, aside); the runs whose
+# tiny batches an expert confirmed, 3-19 µs.
+_MAX_CALL_COST = 50e-6
 # The fixed cost should become this share of the per-sample work at the suggested batch.
 _TARGET_FIXED_SHARE = 0.1
 _MAX_SUGGESTED = 256
@@ -89,9 +101,15 @@ def derive(values: dict[str, object]) -> dict[str, object]:
     receive = _number(values, "batch_receive_share")
     if step is None or step <= 0 or (not calls and receive is None):
         return {}  # neither the op profile nor the handoff was measured: nothing to judge from
-    share = max(calls, default=0.0) + (_number(values, "loop_python_share") or 0.0) + (receive or 0.0)
+    calling = max(calls, default=0.0)
+    ops = _number(values, "ops_per_step")
+    if ops is not None:
+        calling = min(calling, ops * _MAX_CALL_COST / step)
+    share = calling + (_number(values, "loop_python_share") or 0.0) + (receive or 0.0)
     share = min(1.0, share)
     out: dict[str, object] = {"fixed_step_cost": share * step, "fixed_step_cost_share": share}
+    if calls:
+        out["op_call_share"] = calling
     samples = values.get("samples_per_step")
     if isinstance(samples, int) and samples > 0:
         out["suggested_batch_size"] = suggest_batch_size(samples, share * step, step)

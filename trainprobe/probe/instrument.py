@@ -65,6 +65,7 @@ from .census import Census, census_blocked
 from .memory import DeviceMemoryReader, memory_limit
 from .peak import measure_peak
 from .profsummary import summarize_profile
+from .samples import batch_samples, declared_batch
 from .settings import Registry, read_settings, unwrap_model
 from .sites import UserCode, batch_fetcher, called_chain, called_site, calling_library, detect_framework, loop_function
 from .windows import ProfilerWindow, PythonWindow
@@ -83,25 +84,6 @@ def _is_compiling() -> bool:
 # One call with no argument (~140 ns) instead of a by-name check per device (~320 ns each) on
 # every forward; torch builds without it check each device.
 _any_autocast = getattr(torch._C, "_is_any_autocast_enabled", lambda: True)
-
-
-def _batch_size(batch: Any) -> Optional[int]:
-    """First dimension of the first tensor in a batch (tensor, sequence or mapping)."""
-    if type(batch) in (list, tuple) and batch and type(batch[0]) is torch.Tensor:  # (inputs, targets)
-        return batch[0].shape[0] if batch[0].dim() else None
-    if isinstance(batch, torch.Tensor):
-        return int(batch.shape[0]) if batch.dim() else None
-    if isinstance(batch, (list, tuple)):
-        for item in batch:
-            size = _batch_size(item)
-            if size is not None:
-                return size
-    if isinstance(batch, dict):
-        for item in batch.values():
-            size = _batch_size(item)
-            if size is not None:
-                return size
-    return None
 
 
 def _caller() -> Optional[str]:
@@ -358,7 +340,7 @@ class Instrumentation:
             if entry.first_batch_wait is None:
                 entry.first_batch_wait = wait
             if not auxiliary:  # an augmentation's noise is not samples the step trains on
-                clock.note_batch(_batch_size(batch))
+                clock.note_batch(batch_samples(batch, declared_batch(iterator)))
             # The first training batches' padding, where they carry an attention mask (probe/padding.py).
             if feeds_step and not auxiliary and not instr.reg.padding.done and torch.is_grad_enabled():
                 instr.reg.padding.note(batch)
