@@ -263,13 +263,18 @@ def load_real(directory: Path = REAL_DIR) -> list[Sample]:
             allow={"cpu": list(expert.get("allowed_findings", []))}, clean=False, ci=False, args=(),
             acceptable=tuple(expert.get("acceptable_verdicts", [])),
             source=f"{data.get('source', '')} {data.get('path', '')}@{_short_commit(data.get('commit'))}",
-            fix_lines=parse_fix_location(expert.get("fix_location", "")),
+            fix_lines=in_trainprobes_cells(parse_fix_location(expert.get("fix_location", "")),
+                                           expert.get("fix_location", ""),
+                                           lambda: notebook_cell_types(data.get("source", ""), data.get("commit", ""),
+                                                                       data.get("path", ""))),
             first_fix=str(expert.get("first_fix_verdict", ""))))
     return out
 
 
-_SITE = re.compile(r"(?:(?P<file>[\w.()\-]+\.(?:py|ipynb|ya?ml|toml|json))\s*)?(?:(?::(?P<first>\d+)(?:-(?P<last>\d+))?)|"
-                   r"(?:cell (?P<cell>\d+)(?:, lines? (?P<cfirst>\d+)(?:-(?P<clast>\d+))?)?))")
+# A notebook's cell may follow its file after a comma, and carry how it was counted in parentheses:
+# "training.ipynb, cell 18 (0-based index over all cells), line 3".
+_SITE = re.compile(r"(?:(?P<file>[\w.()\-]+\.(?:py|ipynb|ya?ml|toml|json)),?\s*)?(?:(?::(?P<first>\d+)(?:-(?P<last>\d+))?)|"
+                   r"(?:cell (?P<cell>\d+)(?: \([^)]*\))?(?:, lines? (?P<cfirst>\d+)(?:-(?P<clast>\d+))?)?))")
 
 
 def parse_fix_location(text: str) -> tuple:
@@ -288,6 +293,70 @@ def parse_fix_location(text: str) -> tuple:
             first = int(m.group("first"))
             sites.append((current, None, first, int(m.group("last")) if m.group("last") else first))
     return tuple(sites)
+
+
+def cell_numbering(text: str) -> Optional[tuple[bool, int]]:
+    """How an expert said they counted a notebook's cells: (markdown cells counted too, the first cell's
+    number), or None where they did not say. trainprobe counts code cells from 1: its "cell 6" is the sixth
+    code cell, which pyannote's expert (test set 22) called "cell 18 (0-based index over all cells)"."""
+    lowered = text.lower()
+    every = (re.search(r"all cells|notebook cell index|markdown (?:cells )?(?:included|counted)|including markdown|"
+                       r"cells\[", lowered) and not re.search(r"code cells? (?:counted|index)", lowered))
+    zero = re.search(r"\b0-based|zero-based|from 0\b|from zero", lowered)
+    one = re.search(r"\b1-based|one-based|from 1\b", lowered)
+    if not (every or zero or one):
+        return None
+    return bool(every), 0 if zero else 1
+
+
+def notebook_cell_types(source: str, commit: str, path: str, mirrors: Path = Path("/work/.mirror")) -> list[str]:
+    """The kind of each cell ("code", "markdown") of a notebook at its commit in the fetched mirror of its
+    repository; [] when it is not a notebook or not mirrored here (the scorer then compares as written)."""
+    if not path.endswith(".ipynb") or not source or not commit:
+        return []
+    git_dir = mirrors / source.replace("/", "+") / "repo"
+    git_dir = git_dir / ".git" if (git_dir / ".git").is_dir() else git_dir
+    if not git_dir.is_dir():
+        return []
+    shown = subprocess.run(["git", f"--git-dir={git_dir}", "show", f"{commit}:{path}"], capture_output=True)
+    try:
+        return [str(c.get("cell_type", "")) for c in json.loads(shown.stdout)["cells"]] if shown.returncode == 0 else []
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return []
+
+
+def in_trainprobes_cells(sites: tuple, text: str, cell_types) -> tuple:
+    """The expert's notebook cells as trainprobe numbers them (code cells from 1), read against the notebook
+    (``cell_types()``, read only when needed). Where the expert said how they counted, that count; where
+    they did not, trainprobe's count or nbformat's own (every cell from 0, the index of the file's "cells"
+    list: torchio's expert, test set 16, wrote "cell 30" for trainprobe's "cell 14"). Without the notebook
+    (its repository not mirrored here) the cells are compared as written."""
+    if not any(c is not None and f.endswith(".ipynb") for f, c, _, _ in sites):
+        return sites
+    numbering = cell_numbering(text)
+    if numbering == (False, 1):
+        return sites
+    code = [i for i, kind in enumerate(cell_types()) if kind == "code"]
+    if not code:
+        return sites
+
+    def renumbered(cell: int, every: bool, first: int) -> Optional[int]:
+        index = cell - first
+        position = index if every else (code[index] if 0 <= index < len(code) else None)
+        return code.index(position) + 1 if position in code else None
+
+    out = []
+    for file, cell, lo, hi in sites:
+        if cell is None or not file.endswith(".ipynb"):
+            out.append((file, cell, lo, hi))
+            continue
+        if numbering is None:
+            out.append((file, cell, lo, hi))
+        every, first = numbering if numbering is not None else (True, 0)
+        cell_now = renumbered(cell, every, first)
+        if cell_now is not None and (file, cell_now, lo, hi) not in out:
+            out.append((file, cell_now, lo, hi))
+    return tuple(out)
 
 
 def at_fix_location(changes_at: str, sites: tuple) -> bool:

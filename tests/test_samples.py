@@ -175,3 +175,28 @@ def test_the_expert_fix_lines_are_read_as_an_expert_writes_them():
                                          "configs/train.json:12")
     assert config == (("ganomaly.yaml", None, 16, 16), ("run.toml", None, 4, 4), ("train.json", None, 12, 12))
     assert accuracy.at_fix_location("examples/configs/model/ganomaly.yaml:16", config)
+
+
+def test_an_experts_notebook_cells_are_renumbered_as_trainprobe_counts_them():
+    """trainprobe says "cell 6": the sixth code cell. pyannote's expert (test set 22) wrote "cell 18 (0-based
+    index over all cells), line 3" for the same line; torchio's (set 16) wrote "cell 30" without saying how."""
+    kinds = ["markdown", "code", "markdown", "code", "code", "markdown", "code"]  # code cells 1-4 at 1, 3, 4, 6
+    text = "nb.ipynb, cell 4 (0-based index over all cells), line 3: add precision"
+    sites = accuracy.parse_fix_location(text)
+    assert sites == (("nb.ipynb", 4, 3, 3),)
+    renumbered = accuracy.in_trainprobes_cells(sites, text, lambda: kinds)
+    assert accuracy.at_fix_location("cell 3, line 3", renumbered) and not accuracy.at_fix_location("cell 4, line 3", renumbered)
+    # Stated as trainprobe counts: read as written, the notebook not needed.
+    plain = "nb.ipynb cell 2, line 1 (code cells counted from 1)"
+    assert accuracy.in_trainprobes_cells(accuracy.parse_fix_location(plain), plain, lambda: 1 / 0) == (("nb.ipynb", 2, 1, 1),)
+    # Code cells from 0; a markdown cell named over all cells cannot be renumbered and stays as written.
+    zero = "nb.ipynb cell 1 (0-based code cells), line 2"
+    assert accuracy.at_fix_location("cell 2, line 2", accuracy.in_trainprobes_cells(accuracy.parse_fix_location(zero), zero, lambda: kinds))
+    # Unsaid: trainprobe's count or nbformat's index (every cell from 0) both stand.
+    unsaid = "nb.ipynb, cell 6, line 9"
+    both = accuracy.in_trainprobes_cells(accuracy.parse_fix_location(unsaid), unsaid, lambda: kinds)
+    assert accuracy.at_fix_location("cell 6, line 9", both) and accuracy.at_fix_location("cell 4, line 9", both)
+    # No notebook at hand: compared as written.
+    assert accuracy.in_trainprobes_cells(sites, text, lambda: []) == sites
+    assert accuracy.cell_numbering("cell 9 (notebook cell index, 0-based)") == (True, 0)
+    assert accuracy.cell_numbering("cell 9") is None
