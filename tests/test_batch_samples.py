@@ -77,3 +77,19 @@ def test_nothing_to_count_is_unknown():
     assert batch_samples(torch.tensor(3.0)) is None
     assert batch_samples({"name": "x"}) is None
     assert batch_samples([]) is None
+
+
+def test_a_batch_that_cannot_be_read_is_unknown_and_does_not_fail_the_fetch():
+    from collections.abc import Mapping
+
+    class Hostile(Mapping):
+        def __getitem__(self, key):
+            raise KeyError(key)
+
+        def __iter__(self):
+            raise RuntimeError("a container of the user's that cannot be walked")
+
+        def __len__(self):
+            return 1
+
+    assert batch_samples(Hostile()) is None and batch_samples([Hostile(), Hostile()]) == 2

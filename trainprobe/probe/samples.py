@@ -75,7 +75,15 @@ def declared_batch(iterator: Any) -> Optional[int]:
 
 
 def batch_samples(batch: Any, declared: Optional[int] = None) -> Optional[int]:
-    """Samples in one fetched batch: see the module's docs. ``declared`` is declared_batch()'s answer."""
+    """Samples in one fetched batch: see the module's docs. ``declared`` is declared_batch()'s answer.
+    Unknown (None) for a batch whose own containers fail to be read: the user's fetch must not."""
+    try:
+        return _samples(batch, declared)
+    except Exception:  # a Mapping of the user's whose values() or a tensor subclass whose shape raises
+        return None
+
+
+def _samples(batch: Any, declared: Optional[int]) -> Optional[int]:
     # The common case first and cheaply: a tensor, or (inputs, targets) with a tensor first.
     if type(batch) is torch.Tensor:
         return int(batch.shape[0]) if batch.dim() else None
