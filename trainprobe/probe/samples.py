@@ -50,7 +50,7 @@ def _per_sample_records(batch: Any, depth: int = 0) -> Optional[int]:
 
 
 def _first_dims(batch: Any, out: list[int], depth: int = 0) -> None:
-    """First dimensions of the batch's tensors, in order (the fast path stops at the first)."""
+    """First dimensions of the batch's tensors, in order, to the depth a batch nests its fields."""
     if isinstance(batch, torch.Tensor):
         if batch.dim():
             out.append(int(batch.shape[0]))
