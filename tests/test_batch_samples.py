@@ -7,7 +7,7 @@ import operator
 import torch
 from torch.utils.data import DataLoader, Dataset, TensorDataset
 
-from trainprobe.probe.samples import batch_samples, declared_batch
+from trainprobe.probe.samples import batch_samples, collation
 
 
 class _Images(Dataset):
@@ -32,7 +32,7 @@ class _WholeBatches(Dataset):
 
 def _first(loader):
     iterator = iter(loader)
-    return batch_samples(next(iterator), declared_batch(iterator))
+    return batch_samples(next(iterator), *collation(iterator))
 
 
 def test_default_collate_batches_count_their_first_dimension():
@@ -61,6 +61,18 @@ def test_detectron2s_one_sample_dict_per_fetch_is_one_sample():
 def test_torchvisions_detection_collate_counts_images_not_channels():
     assert _first(DataLoader(_Images(), batch_size=4, collate_fn=lambda b: tuple(zip(*[
         (s["image"], s["target"]) for s in b])))) == 4
+
+
+def test_default_collates_pair_of_dicts_is_two_fields_not_two_samples():
+    # A sample of (inputs, targets) dicts: default_collate makes a list of two dicts of 16 stacked rows.
+    class Pairs(Dataset):
+        def __len__(self):
+            return 64
+
+        def __getitem__(self, i):
+            return {"x": torch.zeros(3)}, {"y": torch.tensor(1)}
+
+    assert _first(DataLoader(Pairs(), batch_size=16)) == 16
 
 
 def test_a_list_of_sample_dicts_is_one_sample_each():
@@ -92,4 +104,4 @@ def test_a_batch_that_cannot_be_read_is_unknown_and_does_not_fail_the_fetch():
         def __len__(self):
             return 1
 
-    assert batch_samples(Hostile()) is None and batch_samples([Hostile(), Hostile()]) == 2
+    assert batch_samples(Hostile()) is None and batch_samples([Hostile(), Hostile()], own_collate=True) == 2

@@ -65,7 +65,7 @@ from .census import Census, census_blocked
 from .memory import DeviceMemoryReader, memory_limit
 from .peak import measure_peak
 from .profsummary import summarize_profile
-from .samples import batch_samples, declared_batch
+from .samples import batch_samples, collation
 from .settings import Registry, read_settings, unwrap_model
 from .sites import UserCode, batch_fetcher, called_chain, called_site, calling_library, detect_framework, loop_function
 from .windows import ProfilerWindow, PythonWindow
@@ -340,7 +340,7 @@ class Instrumentation:
             if entry.first_batch_wait is None:
                 entry.first_batch_wait = wait
             if not auxiliary:  # an augmentation's noise is not samples the step trains on
-                clock.note_batch(batch_samples(batch, declared_batch(iterator)))
+                clock.note_batch(batch_samples(batch, *collation(iterator)))
             # The first training batches' padding, where they carry an attention mask (probe/padding.py).
             if feeds_step and not auxiliary and not instr.reg.padding.done and torch.is_grad_enabled():
                 instr.reg.padding.note(batch)

@@ -10,10 +10,11 @@ apart instead, and the first tensor's first dimension there is an image's channe
   and groups them into lists of dicts later (on test set 22's Faster R-CNN the old reading counted 3 samples
   per fetch, the channels of its image, and 6 per step of 2 images).
 
-So a sequence of mappings is a list of records, one per sample, wherever it sits in the batch; and a loader
-whose own collate function was replaced cannot hand over more samples per fetch than its batch sampler
-gives indices, unless the batch shows a batch dimension of its own (two tensors or more agreeing on it: a
-dataset that returns whole batches).
+So, where the loader collates with a function of its own, a sequence of mappings is a list of records, one per
+sample, wherever it sits in the batch (``default_collate`` never makes one: it turns a sample's pair of dicts into
+a list of two dicts of stacked tensors, which are fields); and such a loader cannot hand over more samples per fetch
+than its batch sampler gives indices, unless the batch shows a batch dimension of its own (two tensors or more
+agreeing on it: a dataset that returns whole batches).
 """
 
 from __future__ import annotations
@@ -24,28 +25,30 @@ from typing import Any, Optional
 import torch
 from torch.utils.data._utils.collate import default_collate
 
-__all__ = ["batch_samples", "declared_batch"]
+__all__ = ["batch_samples", "collation"]
 
 # How deep to look for a batch's tensors: batches nest fields a level or two (a dict of inputs in a tuple).
 _DEPTH = 3
 
 
-def _records(items: Any) -> bool:
-    return type(items) in (list, tuple) and bool(items) and all(isinstance(i, Mapping) for i in items)
+def _fields(batch: Any) -> Any:
+    """What a batch holds one level down: a mapping's values, a sequence's items (nothing for a leaf)."""
+    if isinstance(batch, Mapping):
+        return batch.values()
+    return batch if isinstance(batch, (list, tuple)) else ()
 
 
 def _per_sample_records(batch: Any, depth: int = 0) -> Optional[int]:
-    """The length of the first sequence of mappings in the batch (the batch itself or one of its fields)."""
-    if _records(batch):
+    """The length of the first sequence of mappings in the batch (the batch itself or one of its fields). A
+    plain list or tuple only: a namedtuple of mappings is a batch's named fields."""
+    if type(batch) in (list, tuple) and batch and all(isinstance(i, Mapping) for i in batch):
         return len(batch)
     if depth >= _DEPTH:
         return None
-    fields = batch.values() if isinstance(batch, Mapping) else batch if type(batch) in (list, tuple) else ()
-    for item in fields:
-        if type(item) in (list, tuple, dict) or isinstance(item, Mapping):
-            found = _per_sample_records(item, depth + 1)
-            if found is not None:
-                return found
+    for item in _fields(batch):
+        found = _per_sample_records(item, depth + 1)
+        if found is not None:
+            return found
     return None
 
 
@@ -55,41 +58,38 @@ def _first_dims(batch: Any, out: list[int], depth: int = 0) -> None:
         if batch.dim():
             out.append(int(batch.shape[0]))
         return
-    if depth >= _DEPTH:
-        return
-    if isinstance(batch, Mapping):
-        for item in batch.values():
-            _first_dims(item, out, depth + 1)
-    elif isinstance(batch, (list, tuple)):
-        for item in batch:
+    if depth < _DEPTH:
+        for item in _fields(batch):
             _first_dims(item, out, depth + 1)
 
 
-def declared_batch(iterator: Any) -> Optional[int]:
-    """Indices per fetch that a loader whose collate function is its own asks of its batch sampler; None
-    under ``default_collate`` (its batches carry their size) or without automatic batching."""
-    if not getattr(iterator, "_auto_collation", False) or getattr(iterator, "_collate_fn", None) is default_collate:
-        return None
+def collation(iterator: Any) -> tuple[bool, Optional[int]]:
+    """How a loader's iterator makes its batches: whether with a collate function other than
+    ``default_collate`` (automatic batching off included: ``default_convert`` hands the dataset's items over as
+    they are), and then, under automatic batching, the indices per fetch its batch sampler gives."""
+    own = getattr(iterator, "_collate_fn", default_collate) is not default_collate
+    if not own or not getattr(iterator, "_auto_collation", False):
+        return own, None
     size = getattr(getattr(iterator, "_index_sampler", None), "batch_size", None)
-    return size if isinstance(size, int) and size > 0 else None
+    return own, size if isinstance(size, int) and size > 0 else None
 
 
-def batch_samples(batch: Any, declared: Optional[int] = None) -> Optional[int]:
-    """Samples in one fetched batch: see the module's docs. ``declared`` is declared_batch()'s answer.
-    Unknown (None) for a batch whose own containers fail to be read: the user's fetch must not."""
+def batch_samples(batch: Any, own_collate: bool = False, declared: Optional[int] = None) -> Optional[int]:
+    """Samples in one fetched batch: see the module's docs. ``own_collate`` and ``declared`` are collation()'s
+    answer. Unknown (None) for a batch whose own containers fail to be read: the user's fetch must not."""
     try:
-        return _samples(batch, declared)
+        return _samples(batch, own_collate, declared)
     except Exception:  # a Mapping of the user's whose values() or a tensor subclass whose shape raises
         return None
 
 
-def _samples(batch: Any, declared: Optional[int]) -> Optional[int]:
+def _samples(batch: Any, own_collate: bool, declared: Optional[int]) -> Optional[int]:
     # The common case first and cheaply: a tensor, or (inputs, targets) with a tensor first.
     if type(batch) is torch.Tensor:
         return int(batch.shape[0]) if batch.dim() else None
     if type(batch) in (list, tuple) and batch and type(batch[0]) is torch.Tensor and declared is None:
         return int(batch[0].shape[0]) if batch[0].dim() else None
-    records = _per_sample_records(batch)
+    records = _per_sample_records(batch) if own_collate else None
     if records is not None:
         return records
     dims: list[int] = []
