@@ -82,6 +82,9 @@ except ModuleNotFoundError:  # Python 3.10
 __all__ = ["Sample", "Result", "load_samples", "load_rules", "run_diagnose", "score", "main"]
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "benchmarks" / "corpus"))
+import prepare  # noqa: E402  (benchmarks/corpus/prepare.py: a notebook read from its fetched mirror)
+
 SAMPLES_DIR = ROOT / "sample_scripts"
 REAL_DIR = ROOT / "tests" / "data" / "runs" / "real"
 REAL_TEST_DIR = ROOT / "tests" / "data" / "runs" / "real_test"  # the test set: scored only once rules are final
@@ -311,18 +314,14 @@ def cell_numbering(text: str) -> Optional[tuple[bool, int]]:
     return bool(every), 0 if zero else 1
 
 
-def notebook_cell_types(source: str, commit: str, path: str, mirrors: Path = Path("/work/.mirror")) -> list[str]:
+def notebook_cell_types(source: str, commit: str, path: str) -> list[str]:
     """The kind of each cell ("code", "markdown") of a notebook at its commit in the fetched mirror of its
     repository; [] when it is not a notebook or not mirrored here (the scorer then compares as written)."""
     if not path.endswith(".ipynb") or not source or not commit:
         return []
-    git_dir = mirrors / source.replace("/", "+") / "repo"
-    git_dir = git_dir / ".git" if (git_dir / ".git").is_dir() else git_dir
-    if not git_dir.is_dir():
-        return []
-    shown = subprocess.run(["git", f"--git-dir={git_dir}", "show", f"{commit}:{path}"], capture_output=True)
+    shown = prepare.git_show(prepare.MIRRORS, source, commit, path)
     try:
-        return [str(c.get("cell_type", "")) for c in json.loads(shown.stdout)["cells"]] if shown.returncode == 0 else []
+        return [str(c.get("cell_type", "")) for c in json.loads(shown)["cells"]] if shown is not None else []
     except (ValueError, KeyError, TypeError, AttributeError):
         return []
 

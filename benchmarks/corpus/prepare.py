@@ -32,6 +32,7 @@ except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib  # type: ignore[no-redef]
 
 HERE = Path(__file__).resolve().parent
+MIRRORS = Path("/work/.mirror")  # where the search tool's fetch leaves repositories
 PATH_VARIABLES = ("HF_HOME", "TIKTOKEN_CACHE_DIR")  # env values that name a folder inside the run folder
 
 
@@ -46,7 +47,9 @@ def _git_dir(mirrors: Path, source: str) -> Path:
     return git_dir / ".git" if (git_dir / ".git").is_dir() else git_dir
 
 
-def _git_show(mirrors: Path, source: str, commit: str, path: str) -> bytes | None:
+def git_show(mirrors: Path, source: str, commit: str, path: str) -> bytes | None:
+    """A file at its commit in a fetched mirror; None when the repository is not mirrored here or lacks it
+    (benchmarks/accuracy.py reads a notebook's cells so too)."""
     git_dir = _git_dir(mirrors, source)
     if not git_dir.is_dir():
         return None
@@ -82,7 +85,7 @@ def place_files(recipe: dict, run: Path, mirrors: Path) -> list[str]:
     missing = []
     for source, commit, path, to in expanded:
         target = run / to
-        data = _git_show(mirrors, source, commit, path)
+        data = git_show(mirrors, source, commit, path)
         if data is None:
             if not target.exists():
                 missing.append(f"{to} ({source} {path}@{commit[:7]}: not mirrored; place it by hand)")
@@ -161,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("names", nargs="+", help="recipe folders under benchmarks/corpus")
     parser.add_argument("--runs", type=Path, required=True, help="where the run folders go (outside the repository)")
-    parser.add_argument("--mirrors", type=Path, default=Path("/work/.mirror"), help="fetched repositories")
+    parser.add_argument("--mirrors", type=Path, default=MIRRORS, help="fetched repositories")
     args = parser.parse_args(argv)
     status = 0
     for name in args.names:
