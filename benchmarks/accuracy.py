@@ -49,7 +49,10 @@ precision = hits / (hits + false positives), recall = hits / expected.
 
 For real scripts a verdict is **right** when it is the expert's, and
 **acceptable** when it is one the expert wrote down beforehand as also
-defensible; both rates are printed. From test set 7 on the experts also name the
+defensible; both rates are printed. Where the expert revised the verdict after
+profiling the script ([review] after_the_fact, kept apart from the expectation),
+the reviewed verdict is scored and the first one stays defensible; the table
+says so beside it. From test set 7 on the experts also name the
 biggest lever (``first_fix_verdict``: the category of the change that trains the
 most samples per second), and a last line says how often the verdict is that one.
 
@@ -151,6 +154,7 @@ class Sample:
     source: str = ""  # real scripts: "owner/repo path@commit"
     fix_lines: tuple = ()  # real scripts: the expert's fix_location as (file, cell or None, first, last) lines
     first_fix: str = ""  # real scripts from test set 7 on: the category of the expert's biggest lever
+    first_written: str = ""  # real scripts whose expert revised the verdict later ([review]): the first one
 
 
 @dataclass
@@ -261,12 +265,18 @@ def load_real(directory: Path = REAL_DIR) -> list[Sample]:
             data = tomllib.load(f)
         expert = data["expert"]
         name = path.name.removesuffix(".expect.toml")
+        # An expert who profiled the script after trainprobe's first answer and revised the verdict
+        # ([review] after_the_fact, kept apart from the expectation): the issue has the table count the
+        # reviewed verdict, with the first one still defensible and printed beside it.
+        reviewed = (data.get("review") or {}).get("after_the_fact", "")
+        acceptable = tuple(expert.get("acceptable_verdicts", []))
         out.append(Sample(
             name=name, path=record_path(directory, name), plants=expert.get("why", "").strip(),
-            verdict={"cpu": expert["verdict"], "gpu": None},
+            verdict={"cpu": reviewed or expert["verdict"], "gpu": None},
             findings={"cpu": list(expert.get("expected_findings", [])), "gpu": []},
             allow={"cpu": list(expert.get("allowed_findings", []))}, clean=False, ci=False, args=(),
-            acceptable=tuple(expert.get("acceptable_verdicts", [])),
+            acceptable=acceptable + ((reviewed,) if reviewed and reviewed not in acceptable else ()),
+            first_written=expert["verdict"] if reviewed and reviewed != expert["verdict"] else "",
             source=f"{data.get('source', '')} {data.get('path', '')}@{_short_commit(data.get('commit'))}",
             fix_lines=in_trainprobes_cells(parse_fix_location(expert.get("fix_location", "")),
                                            expert.get("fix_location", ""),
@@ -716,6 +726,8 @@ def render_real(results: list[Result], markdown: bool, machine: str) -> str:
             found_v = f"{r.verdict}{mark}" + ("" if r.status in ("completed", "stopped") else f" [{r.status}]")
         others = [v for v in r.sample.acceptable if v != r.expected_verdict]
         expected_v = r.expected_verdict + (f" ({', '.join(others)})" if others else "")
+        if r.sample.first_written:
+            expected_v += f" [reviewed; first written: {r.sample.first_written}]"
         found = _ids(r.hits + [i for i in r.above_info if i not in r.hits], r.found)
         missed = f" / missed: {_ids(r.misses)}" if r.misses else ""
         rows.append([f"{r.sample.name} ({r.sample.source.strip()})", expected_v, found_v, _ids(r.expected),
@@ -823,6 +835,8 @@ def render_traces(results: list[Result], markdown: bool) -> str:
             found_v = f"{r.verdict}{mark}"
         others = [v for v in r.sample.acceptable if v != r.expected_verdict]
         expected_v = r.expected_verdict + (f" ({', '.join(others)})" if others else "")
+        if r.sample.first_written:
+            expected_v += f" [reviewed; first written: {r.sample.first_written}]"
         found = _ids(r.hits + [i for i in r.above_info if i not in r.hits], r.found)
         missed = f" / missed: {_ids(r.misses)}" if r.misses else ""
         rows.append([f"{r.sample.name} ({r.sample.source.strip() or 'GPU not named'})", expected_v, found_v,

@@ -200,3 +200,18 @@ def test_an_experts_notebook_cells_are_renumbered_as_trainprobe_counts_them():
     assert accuracy.in_trainprobes_cells(sites, text, lambda: []) == sites
     assert accuracy.cell_numbering("cell 9 (notebook cell index, 0-based)") == (True, 0)
     assert accuracy.cell_numbering("cell 9") is None
+
+
+def test_an_experts_later_review_is_the_verdict_scored_and_the_first_stays_defensible(tmp_path):
+    """Issue 25: the seq2seq tutorial's expert profiled it after trainprobe's first answer and revised launch to
+    compute ([review] after_the_fact, kept apart from the expectation); the table counts the review, and the
+    verdict first written stays defensible and is printed beside it."""
+    (tmp_path / "a.expect.toml").write_text(
+        'source = "o/r"\npath = "a.py"\n[expert]\nverdict = "launch"\nacceptable_verdicts = ["launch", "host"]\n'
+        '[review]\nafter_the_fact = "compute"\n', encoding="utf-8")
+    (tmp_path / "b.expect.toml").write_text(
+        'source = "o/r"\npath = "b.py"\n[expert]\nverdict = "input"\n', encoding="utf-8")
+    reviewed, plain = accuracy.load_real(tmp_path)
+    assert reviewed.verdict["cpu"] == "compute" and reviewed.first_written == "launch"
+    assert set(reviewed.acceptable) == {"launch", "host", "compute"}
+    assert plain.verdict["cpu"] == "input" and plain.first_written == "" and plain.acceptable == ()
