@@ -282,9 +282,11 @@ def achieved(values: dict[str, object]) -> dict[str, object]:
         mfu, achieved_rate = None, None
         if values.get("cpu_only"):
             # No queue to run ahead of on a CPU: the step whose FLOPs were counted did more work than
-            # the steady steps timed (speechbrain's x-vector, test set 11: 43 GFLOP counted, 14 ms steps).
-            reason = ("the step's FLOPs at the measured step time exceed the CPU's measured peak: the step "
-                      "whose FLOPs were counted did more work than the steps timed")
+            # the steady steps timed (speechbrain's x-vector, test set 11: 43 GFLOP counted, 14 ms steps),
+            # or the peak read low: records made before probe/peak.py timed oneDNN's product beside the
+            # BLAS's kept half the ceiling on an AMD EPYC (set 23's music RNN: oneDNN's LSTM above it).
+            reason = ("the step's FLOPs at the measured step time exceed the CPU's measured peak: either the "
+                      "step whose FLOPs were counted did more work than the steps timed, or the peak read low")
         else:
             reason = ("the step's FLOPs at the measured step time exceed the hardware's peak: the steps were "
                       "timed shorter than the device's work (the host ran ahead of the GPU)")
