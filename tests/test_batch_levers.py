@@ -119,6 +119,22 @@ def test_a_tiny_batch_gain_is_per_sample_and_ranked_by_samples_per_second():
     assert "faster steps" not in finding.gain.text  # a larger batch makes each step slower
 
 
+def test_a_larger_batch_with_a_large_fixed_cost_is_information():
+    """Batches of 17-256 whose fixed cost is 30% of the step or more: a larger batch is a lever worth knowing,
+    not the name of the bottleneck (scvi-tools' Lightning loop, test set 23, seen since its scoring: batches
+    of 128, a 32% fixed cost, its expert measured batches of 512 at 1.55x and called the run compute)."""
+    from recorded import diagnosed
+
+    finding = next(f for f in diagnose(_tiny_batch_cpu(64)).findings if f.id == "small-batch-overhead")
+    assert finding.severity == "info" and finding.title.startswith("batches of 64 samples")
+    assert finding.gain.per_sample and finding.fix_id == "larger_batch"
+    assert {e.fact: e.threshold for e in finding.evidence}["samples_per_step"] == "<= 256 (information above 16)"
+    _, scvi = diagnosed(Path(__file__).parent / "data" / "runs" / "real_test23" / "t23_scvi_api_overview.cpu.run.json.gz")
+    finding = next(f for f in scvi.findings if f.id == "small-batch-overhead")
+    assert finding.severity == "info" and finding.title.startswith("batches of 128 samples")
+    assert scvi.verdict.category == "compute"
+
+
 def test_levers_rank_by_throughput_gain_not_by_seconds_in_different_bases():
     """50 ms of a 100 ms step (2x) beats 80 ms saved once per 1 s epoch-long base (1.09x)."""
     per_step = Finding(id="a", name="a", category="input", severity="warning", title="a", message="", advice="",

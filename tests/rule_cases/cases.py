@@ -539,7 +539,8 @@ CASES: dict[str, RuleCase] = {
                               h2d_bytes_per_step=788_480 * 3),
         lambda: with_profiler(with_blocking_copies(with_steps(gpu_record(), h2d=0.008), 0.008),
                               h2d_pageable_bytes_per_step=0), "warning"),
-    "small-batch-overhead": RuleCase(lambda: _tiny_batch_cpu(4), lambda: _tiny_batch_cpu(64), "warning"),
+    # The same fixed cost on batches of 512: past max_info_batch (from 17 to 256 it is information).
+    "small-batch-overhead": RuleCase(lambda: _tiny_batch_cpu(4), lambda: _tiny_batch_cpu(512), "warning"),
     "launch-bound-small-ops": RuleCase(lambda: _launch(False, 0.55),
                                        lambda: _launch(False, 0.05), "warning"),
     "amp-not-used": RuleCase(_no_amp, gpu_record, "warning"),
