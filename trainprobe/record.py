@@ -192,6 +192,10 @@ class LoaderSettings(JsonMixin):
     # A loader a library made from one the script built (Opacus' make_private, accelerate's prepare): the
     # script's line that built that one, where its settings are changed. None otherwise.
     rebuilt_from_at: Optional[str] = None
+    # A loader a library built from an argument of the function the script's line called (scvi-tools'
+    # model.train(batch_size=...)): that function's name and the argument, the user's knob for the batch size.
+    batch_call: Optional[str] = None
+    batch_param: Optional[str] = None
     iterations: int = 0  # iterators created (≈ epochs)
     batches: int = 0
     wait_total: float = 0.0  # seconds the loop waited in __next__

@@ -257,7 +257,8 @@ _BUILT_FROM_FLAGS = ("lightning", "fabric")
 
 def _variant(rule: Rule, context: dict[str, Any]) -> Optional[Variant]:
     """The rule's fix in the terms of the framework that runs the loop: the run's configuration file where
-    it sets the knob ([framework.config]), else the framework's own [framework.NAME] table, else the script's
+    it sets the knob ([framework.config]), else the argument of a library's function the script called
+    ([framework.library]), else the framework's own [framework.NAME] table, else the script's
     command-line flags ([framework.cli]), each only when its ``when`` holds; None for the plain-PyTorch fix."""
     if not rule.variants:
         return None
@@ -267,7 +268,9 @@ def _variant(rule: Rule, context: dict[str, Any]) -> Optional[Variant]:
         order = order[::-1]  # the script never builds the Trainer itself: its command line is the knob
     # A knob the run read from a file is changed in that file: a DataLoader(...) or a flag's default elsewhere is
     # not what set it (facts/configkeys.py checks the key against the value the run used).
-    order = ("config", *order)
+    # Then an argument of the library function the script's line called, which set the knob deep inside the
+    # library (facts/code.py loader_batch_param): the user passes it there, whatever framework runs below.
+    order = ("config", "library", *order)
     for name in order:
         for variant in rule.variants:
             if variant.name == name and (variant.when is None or _truthy(variant.when.evaluate(context))):

@@ -28,11 +28,13 @@ SEVERITY_NAMES = ("gain_seconds", "speedup")
 # names them; ``cli`` is a script's own command-line flags (timm's and torchvision's reference
 # scripts: --amp, -j, --channels-last), tried for any framework without a table of its own; ``config`` is a
 # configuration file the script read (Hydra, yacs, LightningCLI, a YAML/TOML/JSON of its own: facts/configkeys.py),
-# tried first, where its ``when`` finds the knob's key there.
+# tried first, where its ``when`` finds the knob's key there; ``library`` is an argument of the library function
+# the script's line called, which carries the knob into objects the library builds (scvi-tools'
+# model.train(batch_size=...)), tried next.
 # torchtnt has a table only where one of its own arguments is the fix (AutoUnit(detect_anomaly=...)); its loop's
 # other fixes keep the wording for a library that runs the loop (facts/code.py framework_runs_loop).
 VARIANTS = ("transformers", "lightning", "fabric", "accelerate", "timm", "skorch", "stable_baselines3", "ignite",
-            "keras", "fastai", "torchtnt", "cli", "config")
+            "keras", "fastai", "torchtnt", "cli", "config", "library")
 VARIANT_KEYS = ("advice", "snippet", "changes", "when")
 
 

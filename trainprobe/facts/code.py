@@ -63,6 +63,9 @@ FACTS = {
                   "of the script's loader, which holds the settings to change."),
     "loader_built_by": ("text", "The library that called DataLoader(...) when the script did not (a framework "
                         "building it from its settings): 'transformers.trainer'."),
+    "loader_batch_call": ("text", "The library function the script's line called that took the training loader's "
+                          "batch size as its own argument (scvi-tools' model.train): 'train'."),
+    "loader_batch_param": ("text", "That function's argument holding the batch size: 'batch_size'."),
     "optimizer_at": ("text", "The script's line that built the first optimizer (or led to it)."),
     "optimizer_built_by": ("text", "The library that built it when the script did not."),
     "scheduler_at": ("text", "The script's line that built the first LR scheduler (or led to it)."),
@@ -321,6 +324,8 @@ def compute(record: RunRecord) -> dict[str, object]:
         "loop_at": where(s.loop_at, cwd),
         "loader_at": where(loader.rebuilt_from_at or loader.built_at, cwd) if loader is not None else None,
         "loader_built_by": loader.built_by if loader is not None else None,
+        "loader_batch_call": loader.batch_call if loader is not None else None,
+        "loader_batch_param": loader.batch_param if loader is not None else None,
         "optimizer_at": where(s.optimizers[0].built_at, cwd) if s.optimizers else None,
         "optimizer_built_by": s.optimizers[0].built_by if s.optimizers else None,
         "scheduler_at": where(s.schedulers[0].built_at, cwd) if s.schedulers else None,

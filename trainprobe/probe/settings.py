@@ -58,6 +58,7 @@ class LoaderEntry:
     cached: Optional[LoaderSettings] = None  # last reading, for when the loader is gone
     built: tuple[Optional[str], Optional[str]] = (None, None)  # (built_at, built_by), see probe/sites.py
     rebuilt_from_at: Optional[str] = None  # SiteBook.rebuilt_from
+    batch_argument: Optional[tuple[str, str]] = None  # SiteBook.batch_argument: (function, parameter)
 
 
 @dataclass
@@ -121,7 +122,8 @@ class Registry:
         entry = self.loaders.get(id(loader))
         if entry is None or entry.ref() is not loader:
             entry = LoaderEntry(weakref.ref(loader), len(self.loaders), built=self.sites.of(loader),
-                                rebuilt_from_at=self.sites.rebuilt_from(loader))
+                                rebuilt_from_at=self.sites.rebuilt_from(loader),
+                                batch_argument=self.sites.batch_argument(loader))
             self.loaders[id(loader)] = entry
             _loader_settings(entry)  # read now: the loader may be gone by the next reading
         return entry
@@ -240,6 +242,8 @@ def _loader_settings(entry: LoaderEntry) -> Optional[LoaderSettings]:
         built_at=entry.built[0],
         built_by=entry.built[1],
         rebuilt_from_at=entry.rebuilt_from_at,
+        batch_call=entry.batch_argument[0] if entry.batch_argument else None,
+        batch_param=entry.batch_argument[1] if entry.batch_argument else None,
         iterations=entry.iterations,
         batches=entry.batches,
         wait_total=entry.wait_total,

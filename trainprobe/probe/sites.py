@@ -186,6 +186,33 @@ def built_site(frame: Any, obj: Any, is_user: UserCode) -> tuple[Optional[str], 
     return site(user or first), by
 
 
+# The names a library's function gives the batch size it builds a DataLoader with.
+BATCH_ARGUMENTS = ("batch_size", "train_batch_size", "per_device_train_batch_size")
+
+
+def library_argument(frame: Any, value: Any, is_user: UserCode,
+                     names: tuple[str, ...] = BATCH_ARGUMENTS) -> Optional[tuple[str, str]]:
+    """(function, parameter): the library function the script's line called, when its argument named in
+    ``names`` holds ``value``, the setting of an object the library built further in (scvi-tools'
+    ``model.train(batch_size=128)`` makes the DataLoader of 128 deep inside Lightning). That argument is
+    the user's knob, at the script's own line. None when the script built the object itself, or called a
+    function without such an argument (the Hugging Face Trainer's ``train()``: its table speaks instead)."""
+    try:
+        called = None
+        while frame is not None and not is_user(frame.f_code.co_filename):
+            called, frame = frame, frame.f_back
+        if frame is None or called is None or _skipped(called):
+            return None
+        code = called.f_code
+        arguments = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+        for name in names:
+            if name in arguments and frame_local(called, name) == value and isinstance(value, int):
+                return code.co_name, name
+    except Exception:  # pylint: disable=broad-except  # a frame we cannot read: no argument, never a failed build
+        pass
+    return None
+
+
 def called_site(frame: Any, is_user: UserCode) -> str:
     """The script's line that made a call: the first frame of the user's own code from ``frame`` up (a
     module's forward called from the training loop, or from a Lightning module's training_step); ""
@@ -232,6 +259,8 @@ class SiteBook:
         self.is_user = is_user
         # id -> (weak reference, built_at, built_by, the script's line of the loader a library's copies)
         self._sites: dict[int, tuple[Any, Optional[str], Optional[str], Optional[str]]] = {}
+        # id -> (function, parameter): a library's argument that set a loader's batch size (library_argument)
+        self._batch_arguments: dict[int, tuple[str, str]] = {}
 
     def note(self, obj: Any, frame: Any) -> None:
         try:
@@ -252,6 +281,20 @@ class SiteBook:
     def alive(self, cls: type) -> list[Any]:
         """The objects of ``cls`` the script built that are still alive (an optimizer built and not stepped yet)."""
         return [obj for obj in (entry[0]() for entry in list(self._sites.values())) if isinstance(obj, cls)]
+
+    def batch_argument(self, obj: Any) -> Optional[tuple[str, str]]:
+        """The library function and argument the script's line set ``obj``'s batch size through, if any."""
+        return self._batch_arguments.get(id(obj)) if self._entry(obj) is not None else None
+
+    def _note_batch_argument(self, obj: Any, frame: Any) -> None:
+        entry = self._entry(obj)
+        if entry is None or entry[2] is None:
+            return  # the script built it itself: its own line holds the batch size
+        while frame is not None and (_skipped(frame) or _init_of(frame, obj)):
+            frame = frame.f_back
+        found = library_argument(frame, getattr(obj, "batch_size", None), self.is_user)
+        if found is not None:
+            self._batch_arguments[id(obj)] = found
 
     def rebuilt_from(self, obj: Any) -> Optional[str]:
         """For a loader a library built (Opacus' make_private, accelerate's prepare), the user's line that
@@ -278,11 +321,13 @@ class SiteBook:
         book = self
 
         def __init__(obj, *args, **kwargs):
-            book.note(obj, sys._getframe(1))
+            caller = sys._getframe(1)
+            book.note(obj, caller)
             result = original(obj, *args, **kwargs)
             if link:
                 try:
                     book._link(obj, cls)
+                    book._note_batch_argument(obj, caller)
                 except Exception:  # pylint: disable=broad-except  # a link is a nicety; the run goes on
                     pass
             return result

@@ -1,0 +1,115 @@
+"""A library builds the DataLoader from an argument of the function the script called (scvi-tools'
+``model.train(batch_size=128)``, test set 23): the batch-size fix is that argument, at the script's line.
+
+Real frames of a real module in a folder named site-packages (where libraries live), run under the probe."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from probe_helpers import diagnose
+from trainprobe.facts import compute_facts, facts_by_name
+from trainprobe.probe.sites import UserCode, library_argument
+
+_LIBRARY = '''
+import sys
+
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+
+
+class _Splitter:
+    on_made = None  # a test's look at the live frames while the library builds the loader
+
+    def __init__(self, data, loader_kwargs):
+        self.data, self.loader_kwargs = data, loader_kwargs
+        if _Splitter.on_made is not None:
+            _Splitter.on_made(sys._getframe(1))
+
+    def train_dataloader(self):
+        return DataLoader(TensorDataset(self.data), shuffle=True, **self.loader_kwargs)
+
+
+class CellModel(torch.nn.Module):
+    def __init__(self, width=64):
+        super().__init__()
+        self.net = torch.nn.Sequential(torch.nn.Linear(32, width), torch.nn.ReLU(), torch.nn.Linear(width, 32))
+
+    def train_model(self, data, epochs=1, batch_size=128, lr=1e-3):
+        # The argument travels inside the library, as scvi's does through its DataSplitter.
+        loader = _Splitter(data, {"batch_size": batch_size}).train_dataloader()
+        optimizer = torch.optim.Adam(self.parameters(), lr=lr)
+        for _ in range(epochs):
+            for (batch,) in loader:
+                loss = torch.nn.functional.mse_loss(self.net(batch), batch)
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+'''
+
+_SCRIPT = '''
+import torch
+import celllib
+
+model = celllib.CellModel()
+model.train_model(torch.randn(8192, 32), epochs=2, batch_size=32)
+'''
+
+
+def _installed(tmp_path: Path) -> tuple[Path, Path]:
+    library = tmp_path / "site-packages" / "celllib"
+    library.mkdir(parents=True)
+    (library / "__init__.py").write_text(_LIBRARY)
+    script = tmp_path / "user" / "fit_cells.py"
+    script.parent.mkdir()
+    script.write_text(_SCRIPT)
+    return library.parent, script
+
+
+def test_the_argument_is_found_only_on_the_function_the_script_called(tmp_path):
+    """From the frame that built the loader outward: the function whose caller is the script's own code, when
+    its argument holds the loader's batch size; not with another value, nor where the script built it itself."""
+    import torch
+
+    folder, script = _installed(tmp_path)
+    sys.path.insert(0, str(folder))
+    try:
+        import celllib  # the library's real module, in a folder named site-packages
+        is_user = UserCode((str(script.parent),))
+        seen = {}
+        celllib._Splitter.on_made = lambda frame: seen.update(
+            found=library_argument(frame, 48, is_user), other=library_argument(frame, 64, is_user))
+        # A function compiled from the script's file: its frames are the user's code.
+        namespace: dict = {}
+        exec(compile("def run(model, data):\n    model.train_model(data, batch_size=48)\n", str(script), "exec"),
+             namespace)
+        namespace["run"](celllib.CellModel(), torch.randn(96, 32))
+        assert seen == {"found": ("train_model", "batch_size"), "other": None}
+        own = UserCode((os.path.dirname(os.path.abspath(__file__)),))
+        assert library_argument(sys._getframe(), 48, own) is None  # the script's own frame built it
+    finally:
+        sys.path.remove(str(folder))
+        sys.modules.pop("celllib", None)
+
+
+@pytest.mark.slow
+def test_the_batch_size_fix_is_the_librarys_argument_at_the_scripts_line(tmp_path):
+    folder, script = _installed(tmp_path)
+    env = {"PYTHONPATH": os.pathsep.join([str(folder), os.environ.get("PYTHONPATH", "")])}
+    proc, record = diagnose(tmp_path / "out", "--full", "--warmup-steps", "2", "--steps", "20", str(script),
+                            env=env, cwd=script.parent)
+    assert proc.returncode == 0, proc.stderr
+    loader = next(l for l in record.settings.dataloaders if l.used_in_training)
+    assert (loader.batch_call, loader.batch_param) == ("train_model", "batch_size")
+    values = facts_by_name(compute_facts(record))
+    assert values["loader_at"].endswith("fit_cells.py:6")
+    from trainprobe import api
+    # A 192-op step of an MLP on 32 samples: ~80% of it is fixed cost on the dev VM, well past the 30% bound.
+    finding = next(f for f in api.analyze(record).findings if f.id == "small-batch-overhead")
+    assert finding.framework == "library" and "pass batch_size=" in finding.advice
+    assert "to train_model(...) at" in finding.advice and finding.changes_at.endswith("fit_cells.py:6")
+    assert finding.snippet.strip().startswith("train_model(..., batch_size=")
