@@ -9,9 +9,9 @@ convolution in channels-last memory: torch hands the first to its BLAS (MKL) and
 oneDNN, and on some CPUs only one of them uses the widest vector units. On the 2-core AMD EPYC
 (Zen 5) dev VM, MKL's fp32 product ran at 219 GFLOP/s and oneDNN's at 431; the model's
 convolutions and LSTMs run on oneDNN, and eight recorded runs reported more FLOPs per second than
-the MKL figure allowed. The faster of the two is the ceiling. The figures are best-of, since other programs' load only ever slows a repetition down;
-the record keeps when it ran, so the facts can say whether other programs loaded the machine
-meanwhile (``compute_peak_outside_load``). A GPU's peak is its datasheet figure
+the MKL figure allowed. The faster of the two is the ceiling. The figures are best-of, since other
+programs' load only ever slows a repetition down; the record keeps when it ran, so the facts can
+say whether other programs loaded the machine meanwhile (``compute_peak_outside_load``). A GPU's peak is its datasheet figure
 (``readiness/peaks.py``), for the dtype its matrix products ran in; a GPU not in the table gets
 "peak unknown", never a guess.
 

@@ -205,8 +205,12 @@ def library_argument(frame: Any, value: Any, is_user: UserCode,
             return None
         code = called.f_code
         arguments = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+        if not isinstance(value, int) or isinstance(value, bool):
+            return None
         for name in names:
-            if name in arguments and frame_local(called, name) == value and isinstance(value, int):
+            held = frame_local(called, name) if name in arguments else None
+            # Compared only as a plain int: a tensor's == would be an elementwise tensor, not a truth value.
+            if isinstance(held, int) and not isinstance(held, bool) and held == value:
                 return code.co_name, name
     except Exception:  # pylint: disable=broad-except  # a frame we cannot read: no argument, never a failed build
         pass
