@@ -539,6 +539,11 @@ class ProfilerSummary(JsonMixin):
     op_time_by_phase: dict[str, float] = field(default_factory=dict)
     cheap_op_time: Optional[float] = None  # median self time of ops that do no arithmetic: an op's fixed cost
     small_op_time_share: Optional[float] = None  # of the loop's op time, the share in ops under 10 µs each
+    # The same ops (the loop's, DataLoader work left out) by step phase, per step: their count, and the self CPU
+    # seconds of those under 10 µs. A batch made in the loop by thousands of tiny tensor writes is the loop's,
+    # not the model's cost of calling ops. Empty in records made before it was kept.
+    ops_by_phase: dict[str, float] = field(default_factory=dict)
+    small_op_time_by_phase: dict[str, float] = field(default_factory=dict)
     sync_time_per_step: Optional[float] = None
     gpu_idle_share: Optional[float] = None  # share of the window with no kernel running
     matmul_conv_share: Optional[float] = None  # of device (or CPU) op time

@@ -161,6 +161,7 @@ def digest(collected: Collected, trace_path: Optional[str] = None) -> TraceDiges
         **(_device_summary(dev, n) if dev is not None else {}),
         **work,
         op_time_by_phase=_op_time_by_phase(collected, nested, names, lo, hi, n),
+        **_loop_ops_by_phase(collected, nested, names, lo, hi, n),
         step_gpu_busy={str(s.index): s.gpu_busy for s in steps if s.gpu_busy is not None},
         source="trace",
         trace_path=trace_path,
@@ -466,6 +467,34 @@ def _op_time_by_phase(collected: Collected, nested: dict, names: list[str], lo: 
                 phase = "other"
             out[phase] = out.get(phase, 0.0) + nd.self_time[i] * _US
     return {k: v / n for k, v in out.items()} if seen else {}
+
+
+def _loop_ops_by_phase(collected: Collected, nested: dict, names: list[str], lo: float, hi: float,
+                       n: int) -> dict[str, dict[str, float]]:
+    """The loop's aten ops (the DataLoader's work left out, as ops_per_step counts them) per step by phase:
+    how many, and the self CPU seconds of those under 10 µs each; empty without phase ranges."""
+    counts: dict[str, float] = {}
+    small: dict[str, float] = {}
+    seen = False
+    for key, thread in collected.threads.items():
+        nd = nested[key]
+        for i in range(len(thread)):
+            if thread.kind[i] != _OP or not _inside(thread, i, lo, hi) or nd.flags[i] & UNDER_LOADER:
+                continue
+            if not names[thread.name[i]].startswith("aten::"):
+                continue
+            phase_id = nd.phase[i]
+            phase = names[phase_id][len(PHASE_PREFIX):] if phase_id >= 0 else "other"
+            seen = seen or phase_id >= 0
+            if phase == "closure":
+                phase = "other"
+            counts[phase] = counts.get(phase, 0.0) + 1.0
+            if nd.self_time[i] < _SMALL_OP:
+                small[phase] = small.get(phase, 0.0) + nd.self_time[i] * _US
+    if not seen:
+        return {}
+    return {"ops_by_phase": {k: v / n for k, v in counts.items()},
+            "small_op_time_by_phase": {k: v / n for k, v in small.items()}}
 
 
 def digest_events(events: Iterable, trace_path: Optional[str] = None) -> TraceDigest:
