@@ -447,6 +447,13 @@ def _phase_times(thread: CpuThread, nd: Nested, names: list[str],
     return out
 
 
+def _phase_of(nd: Nested, names: list[str], i: int) -> str:
+    """The trainprobe phase event ``i`` ran in: "other" outside any (the loop's own code), and a closure's."""
+    phase_id = nd.phase[i]
+    phase = names[phase_id][len(PHASE_PREFIX):] if phase_id >= 0 else "other"
+    return "other" if phase == "closure" else phase
+
+
 def _op_time_by_phase(collected: Collected, nested: dict, names: list[str], lo: float, hi: float,
                       n: int) -> dict[str, float]:
     """Self CPU seconds per step of aten ops in each trainprobe phase ("other": outside any)."""
@@ -460,11 +467,8 @@ def _op_time_by_phase(collected: Collected, nested: dict, names: list[str], lo: 
             name = names[thread.name[i]]
             if not name.startswith("aten::"):
                 continue
-            phase_id = nd.phase[i]
-            phase = names[phase_id][len(PHASE_PREFIX):] if phase_id >= 0 else "other"
-            seen = seen or phase_id >= 0
-            if phase == "closure":
-                phase = "other"
+            phase = _phase_of(nd, names, i)
+            seen = seen or nd.phase[i] >= 0
             out[phase] = out.get(phase, 0.0) + nd.self_time[i] * _US
     return {k: v / n for k, v in out.items()} if seen else {}
 
@@ -483,11 +487,8 @@ def _loop_ops_by_phase(collected: Collected, nested: dict, names: list[str], lo:
                 continue
             if not names[thread.name[i]].startswith("aten::"):
                 continue
-            phase_id = nd.phase[i]
-            phase = names[phase_id][len(PHASE_PREFIX):] if phase_id >= 0 else "other"
-            seen = seen or phase_id >= 0
-            if phase == "closure":
-                phase = "other"
+            phase = _phase_of(nd, names, i)
+            seen = seen or nd.phase[i] >= 0
             counts[phase] = counts.get(phase, 0.0) + 1.0
             if nd.self_time[i] < _SMALL_OP:
                 small[phase] = small.get(phase, 0.0) + nd.self_time[i] * _US
