@@ -126,3 +126,19 @@ def test_small_batch_overhead_gives_the_librarys_argument_at_the_scripts_line():
     assert finding.snippet.strip().startswith("train_model(..., batch_size=")
     plain = next(f for f in apply_rules(_tiny_batch_cpu(4)).findings if f.id == "small-batch-overhead")
     assert plain.framework != "library" and "train_model" not in plain.advice
+
+
+def test_scvi_tools_batch_size_is_its_train_argument_at_the_notebooks_line():
+    """scvi-tools' API overview (test set 23, run again with the code of the commit that adds this test, a later
+    review): model.train(...) builds an AnnDataLoader whose BatchSampler is its sampler (the loader's own
+    batch_size is None), and Lightning builds the loader again around it. Its expert's fix:
+    model.train(..., batch_size=512 or 1024) at code cell 12, line 1."""
+    from recorded import diagnosed
+
+    record, diagnosis = diagnosed(Path(__file__).parent / "data" / "runs" / "real_test23" / "review"
+                                  / "t23_scvi_api_overview.cpu.run.json.gz")
+    loader = next(l for l in record.settings.dataloaders if l.used_in_training)
+    assert loader.batch_size is None and (loader.batch_call, loader.batch_param) == ("train", "batch_size")
+    finding = next(f for f in diagnosis.findings if f.id == "small-batch-overhead")
+    assert finding.framework == "library" and finding.changes_at == "cell 12, line 1"
+    assert "pass batch_size=256 to train(...) at cell 12, line 1 (now 128)" in finding.advice

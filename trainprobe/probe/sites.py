@@ -296,7 +296,13 @@ class SiteBook:
             return  # the script built it itself: its own line holds the batch size
         while frame is not None and (_skipped(frame) or _init_of(frame, obj)):
             frame = frame.f_back
-        found = library_argument(frame, getattr(obj, "batch_size", None), self.is_user)
+        # A loader over a sampler of whole batches has batch_size None: the sampler holds it (scvi-tools'
+        # AnnDataLoader passes its BatchSampler as the sampler; Lightning builds the loader again around it).
+        size = getattr(obj, "batch_size", None)
+        for holder in ("batch_sampler", "sampler"):
+            if size is None:
+                size = getattr(getattr(obj, holder, None), "batch_size", None)
+        found = library_argument(frame, size, self.is_user)
         if found is not None:
             self._batch_arguments[id(obj)] = found
 
