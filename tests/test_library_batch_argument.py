@@ -142,3 +142,16 @@ def test_scvi_tools_batch_size_is_its_train_argument_at_the_notebooks_line():
     finding = next(f for f in diagnosis.findings if f.id == "small-batch-overhead")
     assert finding.framework == "library" and finding.changes_at == "cell 12, line 1"
     assert "pass batch_size=256 to train(...) at cell 12, line 1 (now 128)" in finding.advice
+
+
+def test_the_report_says_whose_terms_the_fix_is_in():
+    """The report's "Fix at ... (whose terms)": for a library's argument, that it is one, not "library"."""
+    import html as htmllib
+
+    from recorded import diagnosed
+    from trainprobe.report import render_html
+
+    page = htmllib.unescape(render_html(*diagnosed(Path(__file__).parent / "data" / "runs" / "real_test23" / "review"
+                                                   / "t23_scvi_api_overview.cpu.run.json.gz")))
+    assert "(an argument of the library function the script calls)</span>:" in page
+    assert "pass batch_size=256 to train(...) at cell 12, line 1" in page
