@@ -48,6 +48,7 @@ def test_the_loops_own_tiny_ops_are_not_the_models_calling_cost(tmp_path):
     assert prof.small_op_time_by_phase["other"] > sum(
         prof.small_op_time_by_phase.get(p, 0.0) for p in ("forward", "backward", "optimizer"))
     values = facts_by_name(compute_facts(record))
+    assert values["model_ops_per_step"] == pytest.approx(model_ops)  # what the findings say "each step ran"
     # Counted over every op of the step, as before, the loop's writes made most of the step "calling ops".
     profiled = [s for s in record.steps if s.phase == "profiled"]
     duration = sum(s.duration for s in profiled) / len(profiled)

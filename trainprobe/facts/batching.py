@@ -102,7 +102,11 @@ def derive(values: dict[str, object]) -> dict[str, object]:
     if step is None or step <= 0 or (not calls and receive is None):
         return {}  # neither the op profile nor the handoff was measured: nothing to judge from
     calling = max(calls, default=0.0)
-    ops = _number(values, "ops_per_step")
+    # The model's ops where the record keeps them by phase: a batch the loop makes with tensor writes is not
+    # the model's calling cost (facts/ops.py).
+    ops = _number(values, "model_ops_per_step")
+    if ops is None:
+        ops = _number(values, "ops_per_step")
     if ops is not None:
         calling = min(calling, ops * _MAX_CALL_COST / step)
     share = calling + (_number(values, "loop_python_share") or 0.0) + (receive or 0.0)

@@ -53,8 +53,12 @@ FACTS = {
     "framework_overhead_share": ("share", "framework_overhead_per_step over the profiled steps' mean "
                                  "duration."),
     "dispatch_share": ("share", "The part of a step that is the fixed cost of calling ops rather than their "
-                       "arithmetic: the model's phases outside their ops, plus the time of ops that each "
-                       "took under 10 µs, over the profiled steps' mean duration."),
+                       "arithmetic: the model's phases outside their ops, plus the time of the model's ops "
+                       "that each took under 10 µs (every op's, in records made before ops were kept by "
+                       "phase), over the profiled steps' mean duration."),
+    "model_ops_per_step": ("count", "Ops per step the forward, backward and optimizer ran (the loop's own ops, "
+                           "a batch made with tensor writes, left out); unknown in records made before ops "
+                           "were kept by phase."),
     "gpu_idle_share": ("share", "Share of the profiled window with no kernel running."),
     "syncs_per_step": ("per_step", "Host-device syncs per step (.item(), .cpu(), .tolist(), "
                        "synchronize)."),
@@ -150,7 +154,8 @@ def _framework_overhead(record: RunRecord) -> dict[str, object]:
     overhead = outside + ops * (prof.cheap_op_time or 0.0)
     duration = sum(s.duration for s in profiled) / n
     out = {"framework_overhead_per_step": overhead,
-           "framework_overhead_share": _at_most_one(ratio(overhead, duration))}
+           "framework_overhead_share": _at_most_one(ratio(overhead, duration)),
+           "model_ops_per_step": ops if by_phase else None}
     if by_phase:
         small = sum(prof.small_op_time_by_phase.get(p, 0.0) for p in _MODEL_PHASES)
         out["dispatch_share"] = _at_most_one(ratio(outside + small, duration))
