@@ -178,6 +178,36 @@ def pseudo_sentences(n: int, rng: np.random.Generator, min_words: int = 8, max_w
     return out
 
 
+_SST_PUNCT = [",", ".", "'s", "--", "n't", "...", "!", "?"]
+
+
+def _sst_sentences(n: int, rng: np.random.Generator) -> list[str]:
+    """n tokenised lower-case sentences of 2-52 Zipf pseudo-words (mean ~19, as SST's), punctuation as tokens."""
+    lengths = np.clip(rng.gamma(3.0, 19.0 / 3.0, n).astype(int), 2, 52)
+    words = pseudo_words(int(lengths.sum()), rng, vocab=16000)
+    out, at = [], 0
+    for length in lengths:
+        chunk = words[at:at + length]
+        at += length
+        for j in range(4, len(chunk) - 1, 6):
+            chunk[j] = _SST_PUNCT[int(rng.integers(0, len(_SST_PUNCT)))]
+        chunk[-1] = "."
+        out.append(" ".join(chunk))
+    return out
+
+
+def sst_classes(folder: str | os.PathLike, sizes: dict[str, int], seed: int = 24) -> None:
+    """The Stanford Sentiment Treebank's five classes as neubig/nn4nlp-code ships them: FOLDER/SPLIT.txt, one
+    `LABEL ||| tokenised sentence` a line, LABEL 0-4 uniform (seeded), ``sizes`` rows per split."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(seed)
+    for split, n in sizes.items():
+        labels = rng.integers(0, 5, n)
+        lines = [f"{label} ||| {text}" for label, text in zip(labels, _sst_sentences(n, rng))]
+        (folder / f"{split}.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
 def pseudo_book(chars: int, rng: np.random.Generator) -> str:
     """A book-length stand-in (a Gutenberg text): paragraphs of 2-8 pseudo-English sentences, wrapped at ~70
     columns, at least about ``chars`` characters (callers cut it to size)."""
