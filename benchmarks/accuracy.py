@@ -717,6 +717,14 @@ REAL_HEADERS = ["script", "expert's verdict (also defensible)", "found verdict",
                 "framework: advice in its terms"]
 
 
+def _expected_column(r: Result) -> str:
+    """The expert's verdict, the others they called defensible in parentheses, and the one first written where
+    a later review revised it."""
+    others = [v for v in r.sample.acceptable if v != r.expected_verdict]
+    text = r.expected_verdict + (f" ({', '.join(others)})" if others else "")
+    return text + (f" [reviewed; first written: {r.sample.first_written}]" if r.sample.first_written else "")
+
+
 def render_real(results: list[Result], markdown: bool, machine: str) -> str:
     rows = []
     for r in results:
@@ -725,10 +733,7 @@ def render_real(results: list[Result], markdown: bool, machine: str) -> str:
         else:
             mark = " right" if r.verdict_ok else (" acceptable" if r.verdict_acceptable else " WRONG")
             found_v = f"{r.verdict}{mark}" + ("" if r.status in ("completed", "stopped") else f" [{r.status}]")
-        others = [v for v in r.sample.acceptable if v != r.expected_verdict]
-        expected_v = r.expected_verdict + (f" ({', '.join(others)})" if others else "")
-        if r.sample.first_written:
-            expected_v += f" [reviewed; first written: {r.sample.first_written}]"
+        expected_v = _expected_column(r)
         found = _ids(r.hits + [i for i in r.above_info if i not in r.hits], r.found)
         missed = f" / missed: {_ids(r.misses)}" if r.misses else ""
         rows.append([f"{r.sample.name} ({r.sample.source.strip()})", expected_v, found_v, _ids(r.expected),
@@ -834,10 +839,7 @@ def render_traces(results: list[Result], markdown: bool) -> str:
         else:
             mark = " right" if r.verdict_ok else (" acceptable" if r.verdict_acceptable else " WRONG")
             found_v = f"{r.verdict}{mark}"
-        others = [v for v in r.sample.acceptable if v != r.expected_verdict]
-        expected_v = r.expected_verdict + (f" ({', '.join(others)})" if others else "")
-        if r.sample.first_written:
-            expected_v += f" [reviewed; first written: {r.sample.first_written}]"
+        expected_v = _expected_column(r)
         found = _ids(r.hits + [i for i in r.above_info if i not in r.hits], r.found)
         missed = f" / missed: {_ids(r.misses)}" if r.misses else ""
         rows.append([f"{r.sample.name} ({r.sample.source.strip() or 'GPU not named'})", expected_v, found_v,
