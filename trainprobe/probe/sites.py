@@ -173,13 +173,20 @@ def batch_fetcher(frame: Any, is_user: UserCode) -> str:
         return ""
 
 
+def _constructor_caller(frame: Any, obj: Any) -> Any:
+    """The first frame from ``frame`` up that is neither torch's or trainprobe's nor an ``__init__`` of ``obj``
+    (a subclass's super().__init__() chain): the code that asked for ``obj``."""
+    while frame is not None and (_skipped(frame) or _init_of(frame, obj)):
+        frame = frame.f_back
+    return frame
+
+
 def built_site(frame: Any, obj: Any, is_user: UserCode) -> tuple[Optional[str], Optional[str]]:
     """(the user's line that built ``obj``, the library module that called the constructor when the user's
     code did not), from the frame that called the wrapped ``__init__``: the chain of ``__init__`` frames
     of ``obj`` itself (a subclass's super().__init__()) and torch's frames are skipped."""
-    while frame is not None and (_skipped(frame) or _init_of(frame, obj)):
-        frame = frame.f_back
-    first, user = frame, _first_user(frame, is_user)
+    first = _constructor_caller(frame, obj)
+    user = _first_user(first, is_user)
     if first is None:
         return None, None
     by = None if first is user else (_module(first) or None)
@@ -294,8 +301,7 @@ class SiteBook:
         entry = self._entry(obj)
         if entry is None or entry[2] is None:
             return  # the script built it itself: its own line holds the batch size
-        while frame is not None and (_skipped(frame) or _init_of(frame, obj)):
-            frame = frame.f_back
+        frame = _constructor_caller(frame, obj)
         # A loader over a sampler of whole batches has batch_size None: the sampler holds it (scvi-tools'
         # AnnDataLoader passes its BatchSampler as the sampler; Lightning builds the loader again around it).
         size = getattr(obj, "batch_size", None)
