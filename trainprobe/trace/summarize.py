@@ -161,7 +161,6 @@ def digest(collected: Collected, trace_path: Optional[str] = None) -> TraceDiges
         **(_device_summary(dev, n) if dev is not None else {}),
         **work,
         op_time_by_phase=_op_time_by_phase(collected, nested, names, lo, hi, n),
-        **_loop_ops_by_phase(collected, nested, names, lo, hi, n),
         step_gpu_busy={str(s.index): s.gpu_busy for s in steps if s.gpu_busy is not None},
         source="trace",
         trace_path=trace_path,
@@ -206,6 +205,11 @@ def _host_figures(collected: Collected, nested: dict, reads_device: dict, lo: fl
     ops_count = loop_count = toplevel = launches = creations = 0
     loop_time = toplevel_time = cpu_total = sync_time = 0.0
     small_time = 0.0
+    # The loop's ops by step phase: how many, and the self time of those under _SMALL_OP (facts/ops.py counts
+    # the model's phases' alone as its cost of calling ops).
+    ops_by_phase: dict[str, float] = {}
+    small_by_phase: dict[str, float] = {}
+    phased = False
     cheap: list[float] = []
     sync_counts: dict[str, float] = {}
     sync_sites: dict[str, float] = {}
@@ -254,8 +258,12 @@ def _host_figures(collected: Collected, nested: dict, reads_device: dict, lo: fl
             if not flags & UNDER_LOADER:
                 loop_count += 1
                 loop_time += own
+                phase = _phase_of(nd, names, i)
+                phased = phased or nd.phase[i] >= 0
+                ops_by_phase[phase] = ops_by_phase.get(phase, 0.0) + 1.0
                 if own < _SMALL_OP:
                     small_time += own
+                    small_by_phase[phase] = small_by_phase.get(phase, 0.0) + own * _US
     top_cpu = tuple(
         OpStat(name=names[k], calls=int(v[0]), self_cpu=v[1] * _US, cpu_total=v[2] * _US)
         for k, v in sorted(by_name.items(), key=lambda kv: kv[1][1], reverse=True)[:_TOP])
@@ -279,6 +287,8 @@ def _host_figures(collected: Collected, nested: dict, reads_device: dict, lo: fl
         "tensor_creations_per_step": creations / n,
         "cheap_op_time": _median(cheap) * _US if cheap else None,
         "small_op_time_share": small_time / loop_time if loop_time > 0 else None,
+        "ops_by_phase": {k: v / n for k, v in ops_by_phase.items()} if phased else {},
+        "small_op_time_by_phase": {k: v / n for k, v in small_by_phase.items()} if phased else {},
         "top_cpu_ops": top_cpu,
         "conv_ops": sum(int(v[0]) for k, v in by_name.items()
                         if names[k] in ("aten::convolution", "aten::conv2d", "aten::cudnn_convolution")),
@@ -471,31 +481,6 @@ def _op_time_by_phase(collected: Collected, nested: dict, names: list[str], lo: 
             seen = seen or nd.phase[i] >= 0
             out[phase] = out.get(phase, 0.0) + nd.self_time[i] * _US
     return {k: v / n for k, v in out.items()} if seen else {}
-
-
-def _loop_ops_by_phase(collected: Collected, nested: dict, names: list[str], lo: float, hi: float,
-                       n: int) -> dict[str, dict[str, float]]:
-    """The loop's aten ops (the DataLoader's work left out, as ops_per_step counts them) per step by phase:
-    how many, and the self CPU seconds of those under 10 µs each; empty without phase ranges."""
-    counts: dict[str, float] = {}
-    small: dict[str, float] = {}
-    seen = False
-    for key, thread in collected.threads.items():
-        nd = nested[key]
-        for i in range(len(thread)):
-            if thread.kind[i] != _OP or not _inside(thread, i, lo, hi) or nd.flags[i] & UNDER_LOADER:
-                continue
-            if not names[thread.name[i]].startswith("aten::"):
-                continue
-            phase = _phase_of(nd, names, i)
-            seen = seen or nd.phase[i] >= 0
-            counts[phase] = counts.get(phase, 0.0) + 1.0
-            if nd.self_time[i] < _SMALL_OP:
-                small[phase] = small.get(phase, 0.0) + nd.self_time[i] * _US
-    if not seen:
-        return {}
-    return {"ops_by_phase": {k: v / n for k, v in counts.items()},
-            "small_op_time_by_phase": {k: v / n for k, v in small.items()}}
 
 
 def digest_events(events: Iterable, trace_path: Optional[str] = None) -> TraceDigest:
