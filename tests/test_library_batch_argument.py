@@ -13,7 +13,8 @@ import pytest
 
 from probe_helpers import diagnose
 from trainprobe.facts import compute_facts, facts_by_name
-from trainprobe.probe.sites import UserCode, library_argument
+from trainprobe.notebook.cells import cell_filename
+from trainprobe.probe.sites import BatchArgument, UserCode, library_argument
 
 _LIBRARY = '''
 import sys
@@ -88,12 +89,126 @@ def test_the_argument_is_found_only_on_the_function_the_script_called(tmp_path):
         exec(compile("def run(model, data):\n    model.train_model(data, batch_size=48)\n", str(script), "exec"),
              namespace)
         namespace["run"](celllib.CellModel(), torch.randn(96, 32))
-        assert seen == {"found": ("train_model", "batch_size"), "other": None}
+        assert seen == {"found": BatchArgument("train_model", "batch_size"), "other": None}
         own = UserCode((os.path.dirname(os.path.abspath(__file__)),))
         assert library_argument(sys._getframe(), 48, own) is None  # the script's own frame built it
     finally:
         sys.path.remove(str(folder))
         sys.modules.pop("celllib", None)
+
+
+# A library whose model takes the batch size in its constructor and builds the loader in fit(), choosing the
+# size itself when none was given (neural_prophet's NeuralProphet(batch_size=None) then m.fit(df), test set 24;
+# skorch's NeuralNet(batch_size=128).fit(X, y)); its subclass passes keyword arguments through to the base.
+_FORECAST_LIBRARY = '''
+import sys
+
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+
+
+class Forecaster:
+    on_made = None
+
+    def __init__(self, epochs=1, batch_size=None, learning_rate=1e-3):
+        self.epochs, self.batch_size, self.learning_rate = epochs, batch_size, learning_rate
+
+    def fit(self, data, batch_size=None):
+        size = batch_size or self.batch_size or min(32, len(data))  # "auto", as neural_prophet's rule does
+        loader = DataLoader(TensorDataset(data), batch_size=size, shuffle=True)
+        if Forecaster.on_made is not None:
+            Forecaster.on_made(sys._getframe(), size)
+        return loader
+
+
+class Seasonal(Forecaster):
+    def __init__(self, seasons=7, **kwargs):
+        super().__init__(**kwargs)
+        self.seasons = seasons
+
+
+class Fixed:
+    """A model whose constructor takes no batch size: no knob to name."""
+
+    def fit(self, data):
+        return Forecaster.fit(Forecaster(), data)
+'''
+
+
+def _forecast_library(tmp_path: Path):
+    library = tmp_path / "site-packages" / "forecastlib"
+    library.mkdir(parents=True)
+    (library / "__init__.py").write_text(_FORECAST_LIBRARY)
+    sys.path.insert(0, str(library.parent))
+    import forecastlib  # the library's real module, in a folder named site-packages
+    return forecastlib
+
+
+def test_a_method_that_left_the_batch_size_to_its_object_names_the_constructor_at_the_line_that_built_it(tmp_path):
+    import torch
+
+    user = tmp_path / "user"
+    user.mkdir()
+    script = user / "forecast.py"
+    source = ("import forecastlib\n"
+              "import torch\n"
+              "m = forecastlib.Seasonal(epochs=3)\n"
+              "print('built')\n"
+              "m.fit(torch.randn(100, 4))\n"
+              "fixed = forecastlib.Fixed()\n"
+              "fixed.fit(torch.randn(100, 4))\n"
+              "given = forecastlib.Seasonal()\n"
+              "given.fit(torch.randn(100, 4), batch_size=16)\n")
+    script.write_text(source)
+    try:
+        lib = _forecast_library(tmp_path)
+        seen = []
+        lib.Forecaster.on_made = lambda frame, size: seen.append(library_argument(frame, size, UserCode((str(user),))))
+        exec(compile(source, str(script), "exec"), {"__name__": "__main__"})
+        assert seen == [BatchArgument("Seasonal", "batch_size", f"{script}:3"),  # through **kwargs, at m = ...
+                        None,  # Fixed() takes no batch size
+                        BatchArgument("fit", "batch_size")]  # the method's own argument, given at the call
+    finally:
+        sys.path.remove(str(tmp_path / "site-packages"))
+        sys.modules.pop("forecastlib", None)
+
+
+def test_the_constructor_is_found_in_an_earlier_notebook_cell(tmp_path):
+    """A notebook builds the model in one cell and fits it in the next: the line is the earlier cell's."""
+    import json
+
+    import torch
+
+    notebook = tmp_path / "user" / "tutorial.ipynb"
+    notebook.parent.mkdir()
+    cells = ["import forecastlib\nimport torch", "data = torch.randn(64, 4)\nm = forecastlib.Forecaster()", "m.fit(data)"]
+    notebook.write_text(json.dumps({"cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+                                               "source": text} for text in cells],
+                                    "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    try:
+        lib = _forecast_library(tmp_path)
+        seen = []
+        lib.Forecaster.on_made = lambda frame, size: seen.append(
+            library_argument(frame, size, UserCode((str(notebook.parent),))))
+        namespace: dict = {"__name__": "__main__"}
+        for number, text in enumerate(cells, start=1):
+            exec(compile(text, cell_filename(str(notebook), number), "exec"), namespace)
+        assert seen == [BatchArgument("Forecaster", "batch_size", f"{cell_filename(str(notebook), 2)}:2")]
+    finally:
+        sys.path.remove(str(tmp_path / "site-packages"))
+        sys.modules.pop("forecastlib", None)
+
+
+def test_small_batch_overhead_gives_the_constructors_argument_at_the_line_that_built_the_object():
+    from rule_cases.cases import _tiny_batch_cpu
+    from rule_cases.records import with_loader
+    from trainprobe.engine import apply_rules
+
+    record = with_loader(_tiny_batch_cpu(4), built_at="forecast.py:5", built_by="forecastlib",
+                         batch_call="Seasonal", batch_param="batch_size", batch_call_at="forecast.py:3")
+    finding = next(f for f in apply_rules(record).findings if f.id == "small-batch-overhead")
+    assert finding.framework == "library" and finding.changes_at.endswith("forecast.py:3")
+    assert "to Seasonal(...) at forecast.py:3 (now 4)" in finding.advice
 
 
 @pytest.mark.slow

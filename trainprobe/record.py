@@ -196,6 +196,9 @@ class LoaderSettings(JsonMixin):
     # model.train(batch_size=...)): that function's name and the argument, the user's knob for the batch size.
     batch_call: Optional[str] = None
     batch_param: Optional[str] = None
+    # When the function was a method that left the setting to its object (neural_prophet's m.fit(df)), the
+    # knob is the constructor's argument (batch_call is then the class): the script's line that built it.
+    batch_call_at: Optional[str] = None
     iterations: int = 0  # iterators created (≈ epochs)
     batches: int = 0
     wait_total: float = 0.0  # seconds the loop waited in __next__

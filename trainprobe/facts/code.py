@@ -66,6 +66,9 @@ FACTS = {
     "loader_batch_call": ("text", "The library function the script's line called that took the training loader's "
                           "batch size as its own argument (scvi-tools' model.train): 'train'."),
     "loader_batch_param": ("text", "That function's argument holding the batch size: 'batch_size'."),
+    "loader_batch_call_at": ("text", "When loader_batch_call is a class (a method such as neural_prophet's "
+                             "m.fit(df) left the batch size to its object), the script's line that built the "
+                             "object, where its constructor takes the argument: m = NeuralProphet()."),
     "optimizer_at": ("text", "The script's line that built the first optimizer (or led to it)."),
     "optimizer_built_by": ("text", "The library that built it when the script did not."),
     "scheduler_at": ("text", "The script's line that built the first LR scheduler (or led to it)."),
@@ -326,6 +329,7 @@ def compute(record: RunRecord) -> dict[str, object]:
         "loader_built_by": loader.built_by if loader is not None else None,
         "loader_batch_call": loader.batch_call if loader is not None else None,
         "loader_batch_param": loader.batch_param if loader is not None else None,
+        "loader_batch_call_at": where(loader.batch_call_at, cwd) if loader is not None else None,
         "optimizer_at": where(s.optimizers[0].built_at, cwd) if s.optimizers else None,
         "optimizer_built_by": s.optimizers[0].built_by if s.optimizers else None,
         "scheduler_at": where(s.schedulers[0].built_at, cwd) if s.schedulers else None,

@@ -20,7 +20,7 @@ from torch.nn.parameter import is_lazy
 
 from ..record import FrameworkInfo, LoaderSettings, ModelInfo, OptimizerSettings, SchedulerSettings, Settings
 from .configfiles import ConfigWatch, read_config_files
-from .sites import FlagBook, SiteBook, UserCode
+from .sites import BatchArgument, FlagBook, SiteBook, UserCode
 from .padding import PaddingTally, padding_call
 from .unoptimized import CHECKS as UNOPTIMIZED_CHECKS, GradTally
 from .sourcelines import calls_named, cuda_autocast_call
@@ -58,7 +58,7 @@ class LoaderEntry:
     cached: Optional[LoaderSettings] = None  # last reading, for when the loader is gone
     built: tuple[Optional[str], Optional[str]] = (None, None)  # (built_at, built_by), see probe/sites.py
     rebuilt_from_at: Optional[str] = None  # SiteBook.rebuilt_from
-    batch_argument: Optional[tuple[str, str]] = None  # SiteBook.batch_argument: (function, parameter)
+    batch_argument: Optional[BatchArgument] = None  # SiteBook.batch_argument
 
 
 @dataclass
@@ -242,8 +242,9 @@ def _loader_settings(entry: LoaderEntry) -> Optional[LoaderSettings]:
         built_at=entry.built[0],
         built_by=entry.built[1],
         rebuilt_from_at=entry.rebuilt_from_at,
-        batch_call=entry.batch_argument[0] if entry.batch_argument else None,
-        batch_param=entry.batch_argument[1] if entry.batch_argument else None,
+        batch_call=entry.batch_argument.call if entry.batch_argument else None,
+        batch_param=entry.batch_argument.param if entry.batch_argument else None,
+        batch_call_at=entry.batch_argument.at if entry.batch_argument else None,
         iterations=entry.iterations,
         batches=entry.batches,
         wait_total=entry.wait_total,

@@ -20,9 +20,9 @@ from typing import Any, Callable, Optional
 
 from ..notebook.cells import cell_filename, parse_cell_filename
 from ..record import CliFlag, FrameworkInfo
-from .sourcelines import call_in_class, enclosing_loop, first_call, parameter_lines, passed_through
+from .sourcelines import assigned_before, call_in_class, enclosing_loop, first_call, parameter_lines, passed_through
 
-__all__ = ["SiteBook", "FlagBook", "UserCode", "site", "built_site", "calling_library", "called_chain", "loop_function",
+__all__ = ["SiteBook", "FlagBook", "UserCode", "BatchArgument", "site", "built_site", "calling_library", "called_chain", "loop_function",
            "detect_framework",
            "FRAMEWORK_PACKAGES"]
 
@@ -197,13 +197,24 @@ def built_site(frame: Any, obj: Any, is_user: UserCode) -> tuple[Optional[str], 
 BATCH_ARGUMENTS = ("batch_size", "train_batch_size", "per_device_train_batch_size")
 
 
+@dataclasses.dataclass(frozen=True)
+class BatchArgument:
+    """The user's knob for a batch size a library set: ``param`` of ``call``, passed at ``at``."""
+
+    call: str  # the function the script's line called, or the class whose constructor takes the argument
+    param: str
+    at: Optional[str] = None  # the script's line that passes it, when not the call's own (a constructor's line)
+
+
 def library_argument(frame: Any, value: Any, is_user: UserCode,
-                     names: tuple[str, ...] = BATCH_ARGUMENTS) -> Optional[tuple[str, str]]:
-    """(function, parameter): the library function the script's line called, when its argument named in
-    ``names`` holds ``value``, the setting of an object the library built further in (scvi-tools'
-    ``model.train(batch_size=128)`` makes the DataLoader of 128 deep inside Lightning). That argument is
-    the user's knob, at the script's own line. None when the script built the object itself, or called a
-    function without such an argument (the Hugging Face Trainer's ``train()``: its table speaks instead)."""
+                     names: tuple[str, ...] = BATCH_ARGUMENTS) -> Optional[BatchArgument]:
+    """The library function the script's line called, when its argument named in ``names`` holds ``value``,
+    the setting of an object the library built further in (scvi-tools' ``model.train(batch_size=128)`` makes
+    the DataLoader of 128 deep inside Lightning). That argument is the user's knob, at the script's own line.
+    When the function is a method that left the setting to its object (neural_prophet's ``m.fit(df)`` after
+    ``m = NeuralProphet()``, skorch's ``net.fit(X, y)``), the knob is the object's constructor argument, at
+    the script's line that built it. None when the script built the object itself, or called a function
+    without such an argument (the Hugging Face Trainer's ``train()``: its table speaks instead)."""
     try:
         called = None
         while frame is not None and not is_user(frame.f_code.co_filename):
@@ -214,14 +225,62 @@ def library_argument(frame: Any, value: Any, is_user: UserCode,
         arguments = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
         if not isinstance(value, int) or isinstance(value, bool):
             return None
-        for name in names:
-            held = frame_local(called, name) if name in arguments else None
+        held = {name: frame_local(called, name) for name in names if name in arguments}
+        for name, given in held.items():
             # Compared only as a plain int: a tensor's == would be an elementwise tensor, not a truth value.
-            if isinstance(held, int) and not isinstance(held, bool) and held == value:
-                return code.co_name, name
+            if isinstance(given, int) and not isinstance(given, bool) and given == value:
+                return BatchArgument(code.co_name, name)
+        if all(given is None for given in held.values()) and code.co_argcount and code.co_varnames[0] == "self":
+            return _constructor_argument(frame_local(called, "self"), frame, names)
     except Exception:  # pylint: disable=broad-except  # a frame we cannot read: no argument, never a failed build
         pass
     return None
+
+
+def _init_parameter(cls: type, names: tuple[str, ...]) -> Optional[str]:
+    """The first of ``names`` that ``cls``'s constructor takes, following ``**kwargs`` up its bases (darts'
+    models pass their keyword arguments to the base class that holds batch_size)."""
+    for klass in cls.__mro__:
+        init = klass.__dict__.get("__init__")
+        if init is None:
+            continue
+        try:
+            parameters = inspect.signature(init).parameters
+        except (TypeError, ValueError):
+            return None
+        taken = [name for name in names if name in parameters
+                 and parameters[name].kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)]
+        if taken:
+            return taken[0]
+        if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
+            return None
+    return None
+
+
+def _constructor_argument(obj: Any, user: Any, names: tuple[str, ...]) -> Optional[BatchArgument]:
+    """The constructor argument of ``obj`` (the object whose method the script's frame ``user`` called) that
+    holds the batch size, at the script's line that built ``obj``: found by the name the script's frame gives
+    it and the last assignment of a call's result to that name, in the same file or an earlier notebook cell.
+    None when the constructor takes no such argument or the line is not found (a line is what makes it a fix)."""
+    param = _init_parameter(type(obj), names) if obj is not None else None
+    if param is None:
+        return None
+    code = user.f_code
+    scopes = [user.f_globals]
+    if code.co_name != "<module>" and not (_LOCALS_SYNC and ("locals" in code.co_names or "vars" in code.co_names)):
+        scopes.insert(0, user.f_locals)
+    bound = next((name for scope in scopes for name, value in list(scope.items()) if value is obj), None)
+    if bound is None:
+        return None
+    path, line = code.co_filename, user.f_lineno
+    while True:
+        built = assigned_before(path, line, bound)
+        if built is not None:
+            return BatchArgument(type(obj).__name__, param, f"{path}:{built}")
+        cell = parse_cell_filename(path)
+        if cell is None or not cell[1].isdigit() or int(cell[1]) <= 1:  # cells count from 1
+            return None
+        path, line = cell_filename(cell[0], int(cell[1]) - 1), 10 ** 9
 
 
 def called_site(frame: Any, is_user: UserCode) -> str:
@@ -270,8 +329,8 @@ class SiteBook:
         self.is_user = is_user
         # id -> (weak reference, built_at, built_by, the script's line of the loader a library's copies)
         self._sites: dict[int, tuple[Any, Optional[str], Optional[str], Optional[str]]] = {}
-        # id -> (function, parameter): a library's argument that set a loader's batch size (library_argument)
-        self._batch_arguments: dict[int, tuple[str, str]] = {}
+        # id -> a library's argument that set a loader's batch size (library_argument)
+        self._batch_arguments: dict[int, BatchArgument] = {}
 
     def note(self, obj: Any, frame: Any) -> None:
         try:
@@ -293,7 +352,7 @@ class SiteBook:
         """The objects of ``cls`` the script built that are still alive (an optimizer built and not stepped yet)."""
         return [obj for obj in (entry[0]() for entry in list(self._sites.values())) if isinstance(obj, cls)]
 
-    def batch_argument(self, obj: Any) -> Optional[tuple[str, str]]:
+    def batch_argument(self, obj: Any) -> Optional[BatchArgument]:
         """The library function and argument the script's line set ``obj``'s batch size through, if any."""
         return self._batch_arguments.get(id(obj)) if self._entry(obj) is not None else None
 

@@ -14,7 +14,8 @@ from functools import lru_cache
 from typing import Callable, Iterable, Iterator, Optional
 
 __all__ = ["parameter_lines", "calls_in", "calls_named", "enclosing_loop", "enclosing_function", "first_call",
-           "calls_in_function", "training_after", "training_call", "passed_through", "call_in_class"]
+           "calls_in_function", "training_after", "training_call", "passed_through", "call_in_class",
+           "assigned_before"]
 
 
 @lru_cache(maxsize=64)
@@ -285,3 +286,18 @@ def call_in_class(path: str, line: int, names: Iterable[str]) -> Optional[tuple[
     found = [(node.lineno, name) for node in ast.walk(innermost)
              if isinstance(node, ast.Call) and (name := _called_name(node)) in wanted]
     return min(found) if found else None
+
+
+def assigned_before(path: str, line: int, name: str) -> Optional[int]:
+    """The last line up to ``line`` that binds ``name`` to a call's result (``m = NeuralProphet()`` before
+    ``m.fit(df)``): where an object was built whose constructor holds a setting; None when the file or cell
+    has no such line (it was built in an earlier cell, or passed in)."""
+    tree = _tree(path)
+    if tree is None:
+        return None
+    found = [node.lineno for node in ast.walk(tree)
+             if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.lineno <= line
+             and isinstance(node.value, ast.Call)
+             and any(isinstance(target, ast.Name) and target.id == name
+                     for target in (node.targets if isinstance(node, ast.Assign) else [node.target]))]
+    return max(found) if found else None
