@@ -176,6 +176,8 @@ def evaluate_rule(rule: Rule, facts: dict[str, object], render: bool = True,
         if base is not None:
             for name in _RULE_NAMES:
                 context.pop(name, None)
+            for name, _ in rule.lets:
+                context.pop(name, None)
 
 
 # The names evaluate_rule adds to a context beside the facts.
@@ -187,7 +189,17 @@ _QUIET: dict[int, tuple[Rule, set]] = {}
 def _evaluate(rule: Rule, facts: dict[str, object], render: bool, budget: float,
               context: dict[str, Any]) -> Optional[Finding]:
     context["opt"] = dict(rule.options)
-    key = "condition"  # what is being evaluated, so that an error names its line
+    key = "let"  # what is being evaluated, so that an error names its line
+    if rule.lets:
+        started = time.thread_time()
+        try:
+            with time_budget(budget):
+                for name, expression in rule.lets:
+                    context[name] = expression.evaluate(context)
+        except Exception as exc:  # pylint: disable=broad-except  # one broken rule must not stop others
+            raise RuleRuntimeError(_runtime_error(rule, key, exc)) from exc
+        budget = max(0.0, budget - (time.thread_time() - started))  # the lets and the rest share one budget
+    key = "condition"
     # A condition is a pure function of the facts it reads (and the rule's options): inputs it was false
     # for stay false. Most rules are quiet on most runs, and most of their facts do not move between the
     # bootstrap's resamples (types kept in the key: 1, 1.0 and True are equal and not the same input).

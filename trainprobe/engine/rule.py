@@ -14,7 +14,7 @@ __all__ = ["Rule", "EvidenceSpec", "Variant", "REQUIRED_KEYS", "OPTIONAL_KEYS", 
 REQUIRED_KEYS = ("id", "name", "category", "severity", "condition", "title", "message",
                  "advice", "docs")
 OPTIONAL_KEYS = ("snippet", "changes", "gain", "gain_base", "gain_per", "fix_id", "severity_when", "options",
-                 "options_from", "evidence", "gpu_only", "without_steps", "framework", "after")
+                 "options_from", "evidence", "gpu_only", "without_steps", "framework", "after", "let")
 GAIN_PER = ("step", "sample")  # what a gain's seconds are saved on: each step, or each step's samples
 DOC_SECTIONS = ("what", "why", "evidence", "fix", "options", "references")
 
@@ -85,6 +85,10 @@ class Rule:
     gpu_only: bool = False  # never fires on a run that did not use CUDA
     without_steps: bool = False  # may fire on a run with no measured step (settings, OOM)
     after: Optional[str] = None  # the rule whose fix comes first: when it leads, this one follows it
+    # [let]: named expressions over the facts and options (and the lets above them), evaluated in order before
+    # the condition; every other key reads them as it reads a fact. A predicate or value the rule needs in
+    # several texts is written once.
+    lets: tuple[tuple[str, Expression], ...] = ()
     line: int = 1  # line of the condition, for errors at evaluation time
     lines: dict[str, int] = field(default_factory=dict)  # line of each key (message, advice, ...) in its file
 

@@ -19,7 +19,7 @@ from typing import Any, Mapping, Optional, Sequence
 from ..findings import CATEGORIES, SEVERITIES, RuleDocs
 from ..facts import FACT_CATALOG
 from ..resources import rules_dir
-from .expr import RuleSyntaxError, compile_expression, compile_template, keep_checked_texts
+from .expr import HELPERS, RuleSyntaxError, compile_expression, compile_template, keep_checked_texts
 from .rule import (DOC_SECTIONS, GAIN_PER, OPTIONAL_KEYS, REQUIRED_KEYS, SEVERITY_NAMES, TEMPLATE_NAMES,
                    VARIANT_KEYS, VARIANTS, EvidenceSpec, Rule, Variant)
 
@@ -32,6 +32,7 @@ __all__ = ["load_rules", "load_rule_file", "RuleFileError", "rule_files", "Share
            "SHARED_DIR"]
 
 _ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+_LET_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 _HEADER = re.compile(r"^\s*\[\[?[\w.\- \"]+\]\]?\s*(#.*)?$")  # [table] or [[array]]
 
 
@@ -201,6 +202,7 @@ class _Builder:
                     self.fail(f"[{where}]: unknown key {key!r} (known: {', '.join(VARIANT_KEYS)})", key, where)
             # Each table's keys compile like the top-level ones (the TOML table path is "framework.NAME").
             scoped = _Builder(self.path, self.text, {where: table, "options": self.options})  # options merged
+            scoped.facts = self.facts  # with the rule's [let] names
             out.append(Variant(
                 name=name,
                 advice=scoped.template("advice", where) if "advice" in table else None,
@@ -263,6 +265,22 @@ class _Builder:
                       sorted(unknown)[0], "severity_when")
         return tuple(out)
 
+    def lets(self) -> tuple:
+        """The [let] table, in order: each name compiled over the facts, the options and the lets before it;
+        then every other key may read them (self.facts grows by each)."""
+        table = self.data.get("let", {})
+        if not isinstance(table, dict):
+            self.fail("let must be a table: [let]", "let")
+        out = []
+        reserved = set(self.facts) | set(TEMPLATE_NAMES) | set(SEVERITY_NAMES) | {"severity", "opt"} | set(HELPERS)
+        for name, source in table.items():
+            if not _LET_NAME.match(name) or name in reserved:
+                self.fail(f"let: {name!r} must be a new lowercase name (not a fact, an option or a helper)",
+                          name, "let")
+            out.append((name, self.expression(name, source, "let")))
+            self.facts = self.facts + (name,)
+        return tuple(out)
+
     def after(self) -> Optional[str]:
         value = self.data.get("after")
         if value is None:
@@ -299,7 +317,7 @@ class _Builder:
         for key in _EVALUATED_KEYS:
             if key not in self.data:
                 continue
-            line = _key_line(self.text, None, key) if key == "severity_when" else _key_line(self.text, key)
+            line = _key_line(self.text, None, key) if key in ("severity_when", "let") else _key_line(self.text, key)
             lines[key] = line
             rest = text_lines[line - 1].split("=", 1)[-1].strip() if line <= len(text_lines) else ""
             lines[f"{key}:text"] = line + 1 if rest in ("'''", '"""') else line
@@ -308,6 +326,7 @@ class _Builder:
     def build(self) -> Rule:
         self.check_keys()
         d = self.data
+        lets = self.lets()  # first: the keys below may read them
         gain = d.get("gain")
         return Rule(
             id=d["id"], name=str(d["name"]), category=d["category"], severity=d["severity"],
@@ -325,7 +344,7 @@ class _Builder:
             options=dict(self.options), options_from=d.get("options_from"), shared_options=self.shared_options,
             evidence=self.evidence(),
             gpu_only=bool(d.get("gpu_only", False)),
-            without_steps=bool(d.get("without_steps", False)), after=self.after(),
+            without_steps=bool(d.get("without_steps", False)), after=self.after(), lets=lets,
             line=_key_line(self.text, "condition"),
             lines=self.key_lines(),
         )
@@ -333,7 +352,7 @@ class _Builder:
 
 # The keys evaluated on each run, whose errors name their own line.
 _EVALUATED_KEYS = ("condition", "title", "message", "advice", "snippet", "changes", "gain", "gain_base", "fix_id",
-                   "severity_when")
+                   "severity_when", "let")
 
 # Compiling a rule's templates takes milliseconds; a process that diagnoses many records
 # (tests, `trainprobe report` over a folder) reuses them while the file and the shared option
