@@ -61,6 +61,34 @@ def test_a_rule_past_its_time_budget_is_a_rule_error_with_its_file_and_line(tmp_
     assert str(caught.value).startswith(f"{path}:{line}: rule slow-rule failed on this run: TimeoutError")
 
 
+def test_a_garbage_collection_during_a_rule_is_not_the_rules_time(monkeypatch):
+    """A full collection in a large process is paid by whichever allocation sets it off: a rule that did nothing
+    wrong failed its budget so in the test suite under load (big_model_small_batch's record, a different rule each
+    time). A fake thread clock that a collection moves on by a second: the rule's clock does not count it."""
+    import gc
+
+    from trainprobe.engine import expr
+
+    clock = [0.0]
+    monkeypatch.setattr(expr.time, "thread_time", lambda: clock[0])
+
+    def a_second_of_collecting(phase, _info):
+        if phase == "start":
+            clock[0] += 1.0
+
+    gc.callbacks.append(a_second_of_collecting)  # after trainprobe's own: it reads the clock before this moves it
+    try:
+        with expr.time_budget(0.5):
+            gc.collect()
+            assert clock[0] >= 1.0
+            expr._check_time()  # within budget: the collection's second is not the rule's
+            clock[0] += 0.6
+            with pytest.raises(TimeoutError, match="time budget"):
+                expr._check_time()
+    finally:
+        gc.callbacks.remove(a_second_of_collecting)
+
+
 @pytest.mark.slow
 def test_a_slow_rule_becomes_a_rule_error_with_its_file_and_line_and_the_others_run(tmp_path):
     path = _rule(tmp_path / "rules", "slow-rule", SLOW_CONDITION)

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import replace
 from typing import Any, Optional
 
 from ..findings import Evidence, Finding, Gain
 from ..facts import FACT_CATALOG
-from .expr import Missing, time_budget
+from .expr import Missing, rule_clock, time_budget
 from .. import display
 from ..facts.window import enough_steps
 from .rule import Rule, Variant
@@ -191,14 +190,14 @@ def _evaluate(rule: Rule, facts: dict[str, object], render: bool, budget: float,
     context["opt"] = dict(rule.options)
     key = "let"  # what is being evaluated, so that an error names its line
     if rule.lets:
-        started = time.thread_time()
+        started = rule_clock()
         try:
             with time_budget(budget):
                 for name, expression in rule.lets:
                     context[name] = expression.evaluate(context)
         except Exception as exc:  # pylint: disable=broad-except  # one broken rule must not stop others
             raise RuleRuntimeError(_runtime_error(rule, key, exc)) from exc
-        budget = max(0.0, budget - (time.thread_time() - started))  # the lets and the rest share one budget
+        budget = max(0.0, budget - (rule_clock() - started))  # the lets and the rest share one budget
     key = "condition"
     # A condition is a pure function of the facts it reads (and the rule's options): inputs it was false
     # for stay false. Most rules are quiet on most runs, and most of their facts do not move between the
@@ -334,14 +333,14 @@ def evaluate_rules(rules: list[Rule], facts: dict[str, object], render: bool = T
         if spent.get(rule.id) == math.inf:
             continue  # it failed earlier in this diagnosis, and was said then
         left = RULE_TOTAL_BUDGET - spent.get(rule.id, 0.0)
-        started = time.thread_time()  # CPU time: see expr.time_budget
+        started = rule_clock()  # CPU time less garbage collections: see expr.time_budget
         try:
             finding = evaluate_rule(rule, facts, render, base, budget=max(0.0, min(EVALUATION_BUDGET, left)))
         except RuleRuntimeError as exc:
             errors.append(str(exc))
             spent[rule.id] = math.inf
             continue
-        spent[rule.id] = spent.get(rule.id, 0.0) + time.thread_time() - started
+        spent[rule.id] = spent.get(rule.id, 0.0) + rule_clock() - started
         if finding is not None:
             findings.append(finding)
     return findings, errors
