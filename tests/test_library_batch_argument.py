@@ -14,7 +14,7 @@ import pytest
 from probe_helpers import diagnose
 from trainprobe.facts import compute_facts, facts_by_name
 from trainprobe.notebook.cells import cell_filename
-from trainprobe.probe.sites import BatchArgument, UserCode, library_argument
+from trainprobe.probe.sites import LibraryArgument, UserCode, library_argument
 
 _LIBRARY = '''
 import sys
@@ -89,7 +89,7 @@ def test_the_argument_is_found_only_on_the_function_the_script_called(tmp_path):
         exec(compile("def run(model, data):\n    model.train_model(data, batch_size=48)\n", str(script), "exec"),
              namespace)
         namespace["run"](celllib.CellModel(), torch.randn(96, 32))
-        assert seen == {"found": BatchArgument("train_model", "batch_size"), "other": None}
+        assert seen == {"found": LibraryArgument("train_model", "batch_size"), "other": None}
         own = UserCode((os.path.dirname(os.path.abspath(__file__)),))
         assert library_argument(sys._getframe(), 48, own) is None  # the script's own frame built it
     finally:
@@ -165,9 +165,9 @@ def test_a_method_that_left_the_batch_size_to_its_object_names_the_constructor_a
         seen = []
         lib.Forecaster.on_made = lambda frame, size: seen.append(library_argument(frame, size, UserCode((str(user),))))
         exec(compile(source, str(script), "exec"), {"__name__": "__main__"})
-        assert seen == [BatchArgument("Seasonal", "batch_size", f"{script}:3"),  # through **kwargs, at m = ...
+        assert seen == [LibraryArgument("Seasonal", "batch_size", f"{script}:3"),  # through **kwargs, at m = ...
                         None,  # Fixed() takes no batch size
-                        BatchArgument("fit", "batch_size")]  # the method's own argument, given at the call
+                        LibraryArgument("fit", "batch_size")]  # the method's own argument, given at the call
     finally:
         sys.path.remove(str(tmp_path / "site-packages"))
         sys.modules.pop("forecastlib", None)
@@ -193,7 +193,7 @@ def test_the_constructor_is_found_in_an_earlier_notebook_cell(tmp_path):
         namespace: dict = {"__name__": "__main__"}
         for number, text in enumerate(cells, start=1):
             exec(compile(text, cell_filename(str(notebook), number), "exec"), namespace)
-        assert seen == [BatchArgument("Forecaster", "batch_size", f"{cell_filename(str(notebook), 2)}:2")]
+        assert seen == [LibraryArgument("Forecaster", "batch_size", f"{cell_filename(str(notebook), 2)}:2")]
     finally:
         sys.path.remove(str(tmp_path / "site-packages"))
         sys.modules.pop("forecastlib", None)
@@ -270,3 +270,115 @@ def test_the_report_says_whose_terms_the_fix_is_in():
                                                    / "t23_scvi_api_overview.cpu.run.json.gz")))
     assert "(an argument of the library function the script calls)</span>:" in page
     assert "pass batch_size=256 to train(...) at cell 12, line 1" in page
+
+
+# A library whose model takes its optimizer's keyword arguments through **kwargs and documents them (darts'
+# NBEATSModel(optimizer_kwargs=...): test set 25, whose expert's fix was fused=True there), and builds the optimizer
+# in fit(); a function of the library that takes them itself; a model that does not document them.
+_OPTIMIZER_LIBRARY = '''
+import sys
+
+import torch
+
+
+class Forecast:
+    """A forecasting model.
+
+    Parameters
+    ----------
+    optimizer_kwargs
+        The keyword arguments of its torch optimizer.
+    """
+    on_built = None
+
+    def __init__(self, width=8, **kwargs):
+        self.net = torch.nn.Linear(width, width)
+        self.kwargs = kwargs
+
+    def fit(self):
+        optimizer = torch.optim.Adam(self.net.parameters(), **(self.kwargs.get("optimizer_kwargs") or {}))
+        Forecast.on_built(optimizer)
+
+
+class Undocumented(Forecast):
+    """A model that hands its keyword arguments on without naming them."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+
+
+def train(model, optimizer_kwargs=None):
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1, **(optimizer_kwargs or {}))
+    Forecast.on_built(optimizer)
+'''
+
+
+def test_an_optimizer_a_library_built_names_the_argument_the_script_passes_its_settings_through(tmp_path):
+    import torch
+
+    from trainprobe.probe.sites import OPTIMIZER_ARGUMENTS, SiteBook, library_setting
+
+    library = tmp_path / "site-packages" / "optimlib"
+    library.mkdir(parents=True)
+    (library / "__init__.py").write_text(_OPTIMIZER_LIBRARY)
+    user = tmp_path / "user"
+    user.mkdir()
+    script = user / "forecast.py"
+    source = ("import optimlib\n"
+              "import torch\n"
+              "model = optimlib.Forecast(width=4)\n"
+              "model.fit()\n"
+              "other = optimlib.Undocumented()\n"
+              "other.fit()\n"
+              "optimlib.train(torch.nn.Linear(2, 2))\n")
+    script.write_text(source)
+    sys.path.insert(0, str(library.parent))
+    book = SiteBook(UserCode((str(user),)))
+    original = torch.optim.Optimizer.__init__
+    torch.optim.Optimizer.__init__ = book.wrap_init(torch.optim.Optimizer, optimizer=True)
+    try:
+        import optimlib
+
+        seen = []
+        optimlib.Forecast.on_built = lambda optimizer: seen.append(book.library_argument(optimizer))
+        exec(compile(source, str(script), "exec"), {"__name__": "__main__"})
+        assert seen == [LibraryArgument("Forecast", "optimizer_kwargs", f"{script}:3"),  # documented, at model = ...
+                        None,  # Undocumented() does not name it
+                        LibraryArgument("train", "optimizer_kwargs")]  # the function's own argument
+        assert library_setting(sys._getframe(), UserCode((os.path.dirname(os.path.abspath(__file__)),)),
+                               OPTIMIZER_ARGUMENTS) is None  # the script's own frame built it
+    finally:
+        torch.optim.Optimizer.__init__ = original
+        sys.path.remove(str(library.parent))
+        sys.modules.pop("optimlib", None)
+
+
+def test_optimizer_share_high_gives_the_fused_optimizer_through_the_librarys_argument_at_its_line():
+    from rule_cases.cases import CASES
+    from rule_cases.records import with_optimizer
+    from trainprobe.engine import apply_rules
+
+    record = with_optimizer(CASES["optimizer-share-high"].bad(), built_at="forecast.py:4", built_by="optimlib",
+                            library_call="NBEATSModel", library_param="optimizer_kwargs", library_at="forecast.py:3")
+    finding = next(f for f in apply_rules(record).findings if f.id == "optimizer-share-high")
+    assert finding.framework == "library" and finding.changes_at == "forecast.py:3"
+    assert 'pass optimizer_kwargs={"lr": ' in finding.advice and '"fused": True} to NBEATSModel(...) at forecast.py:3' \
+        in finding.advice
+    plain = next(f for f in apply_rules(CASES["optimizer-share-high"].bad()).findings if f.id == "optimizer-share-high")
+    assert plain.framework != "library" and "NBEATSModel" not in plain.advice
+
+
+def test_darts_fused_adam_is_its_models_optimizer_kwargs_at_the_cell_that_builds_it():
+    """darts' N-BEATS notebook (test set 25, run again after its scoring with the code of the commit that adds this
+    test, a later review): model.fit() builds Adam inside Lightning from NBEATSModel's optimizer_kwargs, which the
+    model takes through **kwargs and documents. Its expert's fix: NBEATSModel(..., optimizer_kwargs={"lr": 1e-3,
+    "fused": True}) at the cell that builds the model (code cell 6 from 0, trainprobe's cell 7)."""
+    from recorded import diagnosed
+
+    record, diagnosis = diagnosed(Path(__file__).parent / "data" / "runs" / "real_test25" / "review"
+                                  / "t25_darts_nbeats.cpu.run.json.gz")
+    optimizer = record.settings.optimizers[0]
+    assert (optimizer.library_call, optimizer.library_param) == ("NBEATSModel", "optimizer_kwargs")
+    finding = next(f for f in diagnosis.findings if f.id == "optimizer-share-high")
+    assert finding.framework == "library" and finding.changes_at == "cell 7, line 2"
+    assert 'pass optimizer_kwargs={"lr": 0.001, "fused": True} to NBEATSModel(...) at cell 7, line 2' in finding.advice

@@ -221,6 +221,12 @@ class OptimizerSettings(JsonMixin):
     steps: int = 0
     built_at: Optional[str] = None  # as LoaderSettings.built_at
     built_by: Optional[str] = None
+    # An optimizer a library built from an argument of the function the script's line called, or of that
+    # function's object's constructor (darts' NBEATSModel(optimizer_kwargs=...) before model.fit()): the function
+    # or class, the argument, and the script's line that passes it when not the call's own (probe/sites.py).
+    library_call: Optional[str] = None
+    library_param: Optional[str] = None
+    library_at: Optional[str] = None
 
 
 @dataclass(frozen=True)

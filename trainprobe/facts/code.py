@@ -71,6 +71,12 @@ FACTS = {
                              "object, where its constructor takes the argument: m = NeuralProphet()."),
     "optimizer_at": ("text", "The script's line that built the first optimizer (or led to it)."),
     "optimizer_built_by": ("text", "The library that built it when the script did not."),
+    "optimizer_library_call": ("text", "For an optimizer a library built, the library function the script's line "
+                               "called, or the class whose constructor it read, that takes the optimizer's keyword "
+                               "arguments (darts' model.fit() after NBEATSModel(...)): 'NBEATSModel'."),
+    "optimizer_library_param": ("text", "That argument: 'optimizer_kwargs'."),
+    "optimizer_library_at": ("text", "The script's line that passes it: the constructor's line for a class "
+                             "(model = NBEATSModel(...)), else the call's."),
     "scheduler_at": ("text", "The script's line that built the first LR scheduler (or led to it)."),
     "model_at": ("text", "The script's line that built the trained model (or led to it)."),
     "forward_at": ("text", "The script's line that first called the trained model in a training forward "
@@ -332,6 +338,10 @@ def compute(record: RunRecord) -> dict[str, object]:
         "loader_batch_call_at": where(loader.batch_call_at, cwd) if loader is not None else None,
         "optimizer_at": where(s.optimizers[0].built_at, cwd) if s.optimizers else None,
         "optimizer_built_by": s.optimizers[0].built_by if s.optimizers else None,
+        "optimizer_library_call": s.optimizers[0].library_call if s.optimizers else None,
+        "optimizer_library_param": s.optimizers[0].library_param if s.optimizers else None,
+        "optimizer_library_at": where(s.optimizers[0].library_at or s.optimizers[0].built_at, cwd)
+        if s.optimizers and s.optimizers[0].library_param else None,
         "scheduler_at": where(s.schedulers[0].built_at, cwd) if s.schedulers else None,
         "model_at": where(models[0].built_at, cwd) if models else None,
         "forward_at": where(_forward_line(models[0], s.loop_function), cwd) if models else None,

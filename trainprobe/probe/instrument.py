@@ -485,7 +485,8 @@ class Instrumentation:
         for cls in (DataLoader, torch.optim.Optimizer, lr_scheduler.LRScheduler, lr_scheduler.ReduceLROnPlateau,
                     torch.nn.Module):
             if "__init__" in vars(cls):
-                self._patch(cls, "__init__", sites.wrap_init(cls, link=cls is DataLoader))
+                self._patch(cls, "__init__", sites.wrap_init(cls, link=cls is DataLoader,
+                                                             optimizer=cls is torch.optim.Optimizer))
         self._patch(argparse._ActionsContainer, "add_argument",  # pylint: disable=protected-access
                     self.reg.flags.wrap_add(argparse._ActionsContainer.add_argument))  # pylint: disable=protected-access
         self._patch(argparse.ArgumentParser, "parse_known_args",

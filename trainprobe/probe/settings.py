@@ -20,7 +20,7 @@ from torch.nn.parameter import is_lazy
 
 from ..record import FrameworkInfo, LoaderSettings, ModelInfo, OptimizerSettings, SchedulerSettings, Settings
 from .configfiles import ConfigWatch, read_config_files
-from .sites import BatchArgument, FlagBook, SiteBook, UserCode
+from .sites import LibraryArgument, FlagBook, SiteBook, UserCode
 from .padding import PaddingTally, padding_call
 from .unoptimized import CHECKS as UNOPTIMIZED_CHECKS, GradTally
 from .sourcelines import calls_named, cuda_autocast_call
@@ -58,7 +58,7 @@ class LoaderEntry:
     cached: Optional[LoaderSettings] = None  # last reading, for when the loader is gone
     built: tuple[Optional[str], Optional[str]] = (None, None)  # (built_at, built_by), see probe/sites.py
     rebuilt_from_at: Optional[str] = None  # SiteBook.rebuilt_from
-    batch_argument: Optional[BatchArgument] = None  # SiteBook.batch_argument
+    batch_argument: Optional[LibraryArgument] = None  # SiteBook.batch_argument
 
 
 @dataclass
@@ -123,7 +123,7 @@ class Registry:
         if entry is None or entry.ref() is not loader:
             entry = LoaderEntry(weakref.ref(loader), len(self.loaders), built=self.sites.of(loader),
                                 rebuilt_from_at=self.sites.rebuilt_from(loader),
-                                batch_argument=self.sites.batch_argument(loader))
+                                batch_argument=self.sites.library_argument(loader))
             self.loaders[id(loader)] = entry
             _loader_settings(entry)  # read now: the loader may be gone by the next reading
         return entry
@@ -255,7 +255,8 @@ def _loader_settings(entry: LoaderEntry) -> Optional[LoaderSettings]:
 
 
 def _optimizer_settings(index: int, optimizer: Any, steps: int,
-                        built: tuple[Optional[str], Optional[str]] = (None, None)) -> OptimizerSettings:
+                        built: tuple[Optional[str], Optional[str]] = (None, None),
+                        knob: Optional[LibraryArgument] = None) -> OptimizerSettings:
     defaults = getattr(optimizer, "defaults", {}) or {}
     params = [p for g in optimizer.param_groups for p in g.get("params", [])]
     return OptimizerSettings(
@@ -272,6 +273,9 @@ def _optimizer_settings(index: int, optimizer: Any, steps: int,
         steps=steps,
         built_at=built[0],
         built_by=built[1],
+        library_call=knob.call if knob else None,
+        library_param=knob.param if knob else None,
+        library_at=knob.at if knob else None,
     )
 
 
@@ -381,7 +385,7 @@ def read_settings(reg: Registry, step_boundary: Optional[str], compiled: bool) -
     for index, entry in enumerate(reg.optimizers.values()):
         opt = entry[0]()
         if opt is not None:
-            entry[2] = _optimizer_settings(index, opt, entry[1], entry[3])
+            entry[2] = _optimizer_settings(index, opt, entry[1], entry[3], reg.sites.library_argument(opt))
         if entry[2] is not None:
             optimizers.append(dataclasses.replace(entry[2], steps=entry[1]))
     schedulers = []

@@ -22,7 +22,7 @@ from ..notebook.cells import cell_filename, parse_cell_filename
 from ..record import CliFlag, FrameworkInfo
 from .sourcelines import assigned_before, call_in_class, enclosing_loop, first_call, parameter_lines, passed_through
 
-__all__ = ["SiteBook", "FlagBook", "UserCode", "BatchArgument", "site", "built_site", "calling_library", "called_chain", "loop_function",
+__all__ = ["SiteBook", "FlagBook", "UserCode", "LibraryArgument", "site", "built_site", "calling_library", "called_chain", "loop_function",
            "detect_framework",
            "FRAMEWORK_PACKAGES"]
 
@@ -198,16 +198,36 @@ BATCH_ARGUMENTS = ("batch_size", "train_batch_size", "per_device_train_batch_siz
 
 
 @dataclasses.dataclass(frozen=True)
-class BatchArgument:
-    """The user's knob for a batch size a library set: ``param`` of ``call``, passed at ``at``."""
+class LibraryArgument:
+    """The user's knob for a setting of an object a library built: ``param`` of ``call``, passed at ``at``."""
 
     call: str  # the function the script's line called, or the class whose constructor takes the argument
     param: str
     at: Optional[str] = None  # the script's line that passes it, when not the call's own (a constructor's line)
 
 
+# The names a library's function or model gives the keyword arguments it builds its optimizer with (darts' and
+# neuralforecast's models: optimizer_kwargs).
+OPTIMIZER_ARGUMENTS = ("optimizer_kwargs", "optim_kwargs")
+
+
+def _call_from_script(frame: Any, is_user: UserCode) -> tuple[Any, Any]:
+    """(the library's frame the script's line called, the script's frame), from a frame deep in the library;
+    (None, None) when the script's own frame built the object, or no frame of the script's is on the stack."""
+    called = None
+    while frame is not None and not is_user(frame.f_code.co_filename):
+        called, frame = frame, frame.f_back
+    if frame is None or called is None or _skipped(called):
+        return None, None
+    return called, frame
+
+
+def _is_method(code: Any) -> bool:
+    return bool(code.co_argcount) and code.co_varnames[0] == "self"
+
+
 def library_argument(frame: Any, value: Any, is_user: UserCode,
-                     names: tuple[str, ...] = BATCH_ARGUMENTS) -> Optional[BatchArgument]:
+                     names: tuple[str, ...] = BATCH_ARGUMENTS) -> Optional[LibraryArgument]:
     """The library function the script's line called, when its argument named in ``names`` holds ``value``,
     the setting of an object the library built further in (scvi-tools' ``model.train(batch_size=128)`` makes
     the DataLoader of 128 deep inside Lightning). That argument is the user's knob, at the script's own line.
@@ -216,30 +236,50 @@ def library_argument(frame: Any, value: Any, is_user: UserCode,
     the script's line that built it. None when the script built the object itself, or called a function
     without such an argument (the Hugging Face Trainer's ``train()``: its table speaks instead)."""
     try:
-        called = None
-        while frame is not None and not is_user(frame.f_code.co_filename):
-            called, frame = frame, frame.f_back
-        if frame is None or called is None or _skipped(called):
+        called, user = _call_from_script(frame, is_user)
+        if called is None or not isinstance(value, int) or isinstance(value, bool):
             return None
         code = called.f_code
         arguments = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
-        if not isinstance(value, int) or isinstance(value, bool):
-            return None
         held = {name: frame_local(called, name) for name in names if name in arguments}
         for name, given in held.items():
             # Compared only as a plain int: a tensor's == would be an elementwise tensor, not a truth value.
             if isinstance(given, int) and not isinstance(given, bool) and given == value:
-                return BatchArgument(code.co_name, name)
-        if all(given is None for given in held.values()) and code.co_argcount and code.co_varnames[0] == "self":
-            return _constructor_argument(frame_local(called, "self"), frame, names)
+                return LibraryArgument(code.co_name, name)
+        if all(given is None for given in held.values()) and _is_method(code):
+            return _constructor_argument(frame_local(called, "self"), user, names)
+    except Exception:  # pylint: disable=broad-except  # a frame we cannot read: no argument, never a failed build
+        pass
+    return None
+
+
+def library_setting(frame: Any, is_user: UserCode, names: tuple[str, ...]) -> Optional[LibraryArgument]:
+    """For an object a library built from settings that travel as a whole (darts' ``model.fit()`` builds Adam
+    from ``NBEATSModel(optimizer_kwargs=...)``): the argument named in ``names`` of the function the script's line
+    called, else of its object's constructor, at the script's line that built the object. No value to match:
+    the argument's name says what it carries."""
+    try:
+        called, user = _call_from_script(frame, is_user)
+        if called is None:
+            return None
+        code = called.f_code
+        arguments = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+        own = next((name for name in names if name in arguments), None)
+        if own is not None:
+            return LibraryArgument(code.co_name, own)
+        if _is_method(code):
+            return _constructor_argument(frame_local(called, "self"), user, names)
     except Exception:  # pylint: disable=broad-except  # a frame we cannot read: no argument, never a failed build
         pass
     return None
 
 
 def _init_parameter(cls: type, names: tuple[str, ...]) -> Optional[str]:
-    """The first of ``names`` that ``cls``'s constructor takes, following ``**kwargs`` up its bases (darts'
-    models pass their keyword arguments to the base class that holds batch_size)."""
+    """The first of ``names`` that ``cls``'s constructor takes, following ``**kwargs`` up its bases (darts' models
+    pass their keyword arguments to the base class that holds batch_size). A constructor that takes ``**kwargs`` and
+    hands them on by hand (darts' optimizer_kwargs reach its Lightning module so) counts when its class documents
+    the name as a parameter (a line of the docstring that starts with it)."""
+    documented = "\n".join(filter(None, (inspect.getdoc(cls), inspect.getdoc(getattr(cls, "__init__", None)))))
     for klass in cls.__mro__:
         init = klass.__dict__.get("__init__")
         if init is None:
@@ -253,11 +293,32 @@ def _init_parameter(cls: type, names: tuple[str, ...]) -> Optional[str]:
         if taken:
             return taken[0]
         if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
-            return None
-    return None
+            break
+    if not _takes_kwargs(cls):
+        return None
+    lines = [line.strip() for line in documented.splitlines()]
+    return next((name for name in names if any(_documents(line, name) for line in lines)), None)
 
 
-def _constructor_argument(obj: Any, user: Any, names: tuple[str, ...]) -> Optional[BatchArgument]:
+def _takes_kwargs(cls: type) -> bool:
+    """The class's own constructor (not object's) takes ``**kwargs``."""
+    init = getattr(cls, "__init__", None)
+    if init is None or init is object.__init__:
+        return False
+    try:
+        return any(p.kind is inspect.Parameter.VAR_KEYWORD for p in inspect.signature(init).parameters.values())
+    except (TypeError, ValueError):
+        return False
+
+
+def _documents(line: str, name: str) -> bool:
+    """A docstring line that opens a parameter's entry: "name", "name : type" (numpydoc), "name (type): ..."
+    (Google), ":param name:" (reST)."""
+    return line == name or line.startswith((f"{name} :", f"{name}:", f"{name} (", f":param {name}:")) \
+        or line.startswith(f":param ") and line.endswith(f" {name}:")
+
+
+def _constructor_argument(obj: Any, user: Any, names: tuple[str, ...]) -> Optional[LibraryArgument]:
     """The constructor argument of ``obj`` (the object whose method the script's frame ``user`` called) that
     holds the batch size, at the script's line that built ``obj``: found by the name the script's frame gives
     it and the last assignment of a call's result to that name, in the same file or an earlier notebook cell.
@@ -276,7 +337,7 @@ def _constructor_argument(obj: Any, user: Any, names: tuple[str, ...]) -> Option
     while True:
         built = assigned_before(path, line, bound)
         if built is not None:
-            return BatchArgument(type(obj).__name__, param, f"{path}:{built}")
+            return LibraryArgument(type(obj).__name__, param, f"{path}:{built}")
         cell = parse_cell_filename(path)
         if cell is None or not cell[1].isdigit() or int(cell[1]) <= 1:  # cells count from 1
             return None
@@ -329,8 +390,8 @@ class SiteBook:
         self.is_user = is_user
         # id -> (weak reference, built_at, built_by, the script's line of the loader a library's copies)
         self._sites: dict[int, tuple[Any, Optional[str], Optional[str], Optional[str]]] = {}
-        # id -> a library's argument that set a loader's batch size (library_argument)
-        self._batch_arguments: dict[int, BatchArgument] = {}
+        # id -> the user's knob for a setting of an object a library built (library_argument, library_setting)
+        self._library_arguments: dict[int, LibraryArgument] = {}
 
     def note(self, obj: Any, frame: Any) -> None:
         try:
@@ -352,9 +413,10 @@ class SiteBook:
         """The objects of ``cls`` the script built that are still alive (an optimizer built and not stepped yet)."""
         return [obj for obj in (entry[0]() for entry in list(self._sites.values())) if isinstance(obj, cls)]
 
-    def batch_argument(self, obj: Any) -> Optional[BatchArgument]:
-        """The library function and argument the script's line set ``obj``'s batch size through, if any."""
-        return self._batch_arguments.get(id(obj)) if self._entry(obj) is not None else None
+    def library_argument(self, obj: Any) -> Optional[LibraryArgument]:
+        """The library function (or constructor) and argument the script's line set ``obj`` through, if any: a
+        loader's batch size, an optimizer's keyword arguments."""
+        return self._library_arguments.get(id(obj)) if self._entry(obj) is not None else None
 
     def _note_batch_argument(self, obj: Any, frame: Any) -> None:
         entry = self._entry(obj)
@@ -369,7 +431,15 @@ class SiteBook:
                 size = getattr(getattr(obj, holder, None), "batch_size", None)
         found = library_argument(frame, size, self.is_user)
         if found is not None:
-            self._batch_arguments[id(obj)] = found
+            self._library_arguments[id(obj)] = found
+
+    def _note_optimizer_argument(self, obj: Any, frame: Any) -> None:
+        entry = self._entry(obj)
+        if entry is None or entry[2] is None:
+            return  # the script built it itself: its own line holds the settings
+        found = library_setting(_constructor_caller(frame, obj), self.is_user, OPTIMIZER_ARGUMENTS)
+        if found is not None:
+            self._library_arguments[id(obj)] = found
 
     def rebuilt_from(self, obj: Any) -> Optional[str]:
         """For a loader a library built (Opacus' make_private, accelerate's prepare), the user's line that
@@ -389,9 +459,10 @@ class SiteBook:
                 self._sites[id(obj)] = (*entry[:3], at)
                 return
 
-    def wrap_init(self, cls: type, link: bool = False) -> Callable:
+    def wrap_init(self, cls: type, link: bool = False, optimizer: bool = False) -> Callable:
         """A replacement for ``cls.__init__`` that notes where each instance was built (and, with ``link``,
-        which of the script's own instances a library's was made from)."""
+        which of the script's own instances a library's was made from and the argument that set its batch size;
+        with ``optimizer``, the argument a library built it from)."""
         original = cls.__init__
         book = self
 
@@ -399,12 +470,14 @@ class SiteBook:
             caller = sys._getframe(1)
             book.note(obj, caller)
             result = original(obj, *args, **kwargs)
-            if link:
-                try:
+            try:
+                if link:
                     book._link(obj, cls)
                     book._note_batch_argument(obj, caller)
-                except Exception:  # pylint: disable=broad-except  # a link is a nicety; the run goes on
-                    pass
+                elif optimizer:
+                    book._note_optimizer_argument(obj, caller)
+            except Exception:  # pylint: disable=broad-except  # a link is a nicety; the run goes on
+                pass
             return result
 
         __init__.__wrapped__ = original  # inspect.signature sees the original's
