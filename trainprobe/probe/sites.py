@@ -22,8 +22,8 @@ from ..notebook.cells import cell_filename, parse_cell_filename
 from ..record import CliFlag, FrameworkInfo
 from .sourcelines import assigned_before, call_in_class, enclosing_loop, first_call, parameter_lines, passed_through
 
-__all__ = ["SiteBook", "FlagBook", "UserCode", "LibraryArgument", "site", "built_site", "calling_library", "called_chain", "loop_function",
-           "detect_framework",
+__all__ = ["SiteBook", "FlagBook", "UserCode", "LibraryArgument", "site", "built_site", "calling_library", "called_chain",
+           "loop_function", "library_argument", "library_setting", "detect_framework",
            "FRAMEWORK_PACKAGES"]
 
 _OWN_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
@@ -235,22 +235,11 @@ def library_argument(frame: Any, value: Any, is_user: UserCode,
     ``m = NeuralProphet()``, skorch's ``net.fit(X, y)``), the knob is the object's constructor argument, at
     the script's line that built it. None when the script built the object itself, or called a function
     without such an argument (the Hugging Face Trainer's ``train()``: its table speaks instead)."""
-    try:
-        called, user = _call_from_script(frame, is_user)
-        if called is None or not isinstance(value, int) or isinstance(value, bool):
-            return None
-        code = called.f_code
-        arguments = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
-        held = {name: frame_local(called, name) for name in names if name in arguments}
-        for name, given in held.items():
-            # Compared only as a plain int: a tensor's == would be an elementwise tensor, not a truth value.
-            if isinstance(given, int) and not isinstance(given, bool) and given == value:
-                return LibraryArgument(code.co_name, name)
-        if all(given is None for given in held.values()) and _is_method(code):
-            return _constructor_argument(frame_local(called, "self"), user, names)
-    except Exception:  # pylint: disable=broad-except  # a frame we cannot read: no argument, never a failed build
-        pass
-    return None
+    if not isinstance(value, int) or isinstance(value, bool):
+        return None
+    # Compared only as a plain int: a tensor's == would be an elementwise tensor, not a truth value.
+    return _knob(frame, is_user, names,
+                 lambda given: isinstance(given, int) and not isinstance(given, bool) and given == value)
 
 
 def library_setting(frame: Any, is_user: UserCode, names: tuple[str, ...]) -> Optional[LibraryArgument]:
@@ -258,16 +247,24 @@ def library_setting(frame: Any, is_user: UserCode, names: tuple[str, ...]) -> Op
     from ``NBEATSModel(optimizer_kwargs=...)``): the argument named in ``names`` of the function the script's line
     called, else of its object's constructor, at the script's line that built the object. No value to match:
     the argument's name says what it carries."""
+    return _knob(frame, is_user, names, lambda given: True)
+
+
+def _knob(frame: Any, is_user: UserCode, names: tuple[str, ...],
+          holds: Callable[[Any], bool]) -> Optional[LibraryArgument]:
+    """The argument named in ``names`` of the library function the script's line called whose value ``holds``
+    the setting; else, when the function is a method given none of them, its object's constructor's."""
     try:
         called, user = _call_from_script(frame, is_user)
         if called is None:
             return None
         code = called.f_code
         arguments = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
-        own = next((name for name in names if name in arguments), None)
-        if own is not None:
-            return LibraryArgument(code.co_name, own)
-        if _is_method(code):
+        given = {name: frame_local(called, name) for name in names if name in arguments}
+        for name, value in given.items():
+            if holds(value):
+                return LibraryArgument(code.co_name, name)
+        if all(value is None for value in given.values()) and _is_method(code):
             return _constructor_argument(frame_local(called, "self"), user, names)
     except Exception:  # pylint: disable=broad-except  # a frame we cannot read: no argument, never a failed build
         pass
@@ -319,8 +316,8 @@ def _documents(line: str, name: str) -> bool:
 
 
 def _constructor_argument(obj: Any, user: Any, names: tuple[str, ...]) -> Optional[LibraryArgument]:
-    """The constructor argument of ``obj`` (the object whose method the script's frame ``user`` called) that
-    holds the batch size, at the script's line that built ``obj``: found by the name the script's frame gives
+    """The constructor argument of ``obj`` (the object whose method the script's frame ``user`` called) named in
+    ``names``, at the script's line that built ``obj``: found by the name the script's frame gives
     it and the last assignment of a call's result to that name, in the same file or an earlier notebook cell.
     None when the constructor takes no such argument or the line is not found (a line is what makes it a fix)."""
     param = _init_parameter(type(obj), names) if obj is not None else None
