@@ -201,9 +201,11 @@ _CLI_FLAGS = tuple(CliFlag(options=(option,), dest=dest, value="0") for option, 
 
 
 @pytest.mark.parametrize("rule_id, name", every_nth_quick([(r.id, v.name) for r in load_rules()[0] if r.id in _ADDED
-                                                           for v in r.variants if v.name != "config"], 4))
+                                                           for v in r.variants if v.name not in ("config", "library")],
+                                                          4))
 def test_each_added_framework_table_speaks_its_frameworks_terms_at_its_line(rule_id, name):
-    """(The configuration file's tables have their own tests: tests/test_config_files.py.)"""
+    """(The configuration file's tables have their own tests: tests/test_config_files.py; a library argument's,
+    which a record must carry rather than a framework, tests/test_library_batch_argument.py.)"""
     record = CASES[rule_id].bad()
     if name == "cli":
         record = with_settings(record, framework=FrameworkInfo(name=""), cli_flags=_CLI_FLAGS)
