@@ -91,7 +91,9 @@ def test_a_let_that_fails_on_a_run_is_a_rule_error_at_its_line(tmp_path):
     rule_file = _write(tmp_path, text)
     diagnosis = apply_rules(CASES["small-batch-overhead"].bad(), [tmp_path])
     error = next(e for e in diagnosis.rule_errors if "planted-let" in e)
-    assert error.startswith(f"{rule_file}:") and "ZeroDivisionError" in error
+    assert error.startswith(f"{rule_file}:") and "ZeroDivisionError" in error and "in its let doubled" in error
+    line = int(error[len(f"{rule_file}:"):].split(":")[0])
+    assert text.splitlines()[line - 1].startswith("doubled = ")  # the let's own line, not its table's
 
 
 def test_the_rules_that_repeated_a_predicate_name_it_once():

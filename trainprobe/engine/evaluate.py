@@ -194,6 +194,7 @@ def _evaluate(rule: Rule, facts: dict[str, object], render: bool, budget: float,
         try:
             with time_budget(budget):
                 for name, expression in rule.lets:
+                    key = f"let {name}"  # its own line in the [let] table (Rule.lines)
                     context[name] = expression.evaluate(context)
         except Exception as exc:  # pylint: disable=broad-except  # one broken rule must not stop others
             raise RuleRuntimeError(_runtime_error(rule, key, exc)) from exc

@@ -321,6 +321,8 @@ class _Builder:
             lines[key] = line
             rest = text_lines[line - 1].split("=", 1)[-1].strip() if line <= len(text_lines) else ""
             lines[f"{key}:text"] = line + 1 if rest in ("'''", '"""') else line
+        for name in self.data.get("let", {}) if isinstance(self.data.get("let"), dict) else ():
+            lines[f"let {name}"] = _key_line(self.text, name, "let")  # a let that fails on a run names its line
         return lines
 
     def build(self) -> Rule:
