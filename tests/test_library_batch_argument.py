@@ -268,7 +268,7 @@ def test_the_report_says_whose_terms_the_fix_is_in():
 
     page = htmllib.unescape(render_html(*diagnosed(Path(__file__).parent / "data" / "runs" / "real_test23" / "review"
                                                    / "t23_scvi_api_overview.cpu.run.json.gz")))
-    assert "(an argument of the library function the script calls)</span>:" in page
+    assert "(an argument the script passes to the library)</span>:" in page
     assert "pass batch_size=256 to train(...) at cell 12, line 1" in page
 
 

@@ -236,7 +236,7 @@ def breakdown_section(diagnosis: Diagnosis) -> dict[str, Any]:
 # How the report names the framework whose terms a finding's advice uses (Finding.framework).
 FRAMEWORK_TEXT = {"transformers": "Hugging Face Trainer", "lightning": "Lightning", "accelerate": "accelerate",
                   "timm": "timm", "cli": "the script's command-line flags", "config": "the run's configuration file",
-                  "library": "an argument of the library function the script calls"}
+                  "library": "an argument the script passes to the library"}  # a function's or a constructor's
 
 
 def findings_section(diagnosis: Diagnosis) -> list[dict[str, Any]]:
