@@ -19,7 +19,7 @@ SURFACE = {
                          "of_class_page", "of_comparison", "of_run", "of_saved", "script_ending"],
     "trainprobe.findings": ["BORDERLINE", "CATEGORIES", "Diagnosis", "Evidence", "Fact", "Finding", "Gain", "RuleDocs",
                             "SEVERITIES", "Trial", "TriedFix", "Verdict", "Verification", "WhatIf"],
-    "trainprobe.record": ["Availability", "CliFlag", "ConfigEntry", "ConfigFile", "CreationSite", "DiskInfo",
+    "trainprobe.record": ["Availability", "BatchVariable", "CliFlag", "ConfigEntry", "ConfigFile", "CreationSite", "DiskInfo",
                           "Environment", "FrameworkInfo",
                           "FuncStat", "GpuInfo", "GpuSeries",
                           "DdpSettings", "HostSamples", "Hotspots", "Invocation", "JobSummary", "LoaderSettings",

@@ -38,6 +38,7 @@ __all__ = [
     "OptimizerSettings",
     "FrameworkInfo",
     "CliFlag",
+    "BatchVariable",
     "ConfigEntry",
     "ConfigFile",
     "Padding",
@@ -337,6 +338,18 @@ class CliFlag(JsonMixin):
 
 
 @dataclass(frozen=True)
+class BatchVariable(JsonMixin):
+    """A variable of the script that held an integer batch size at its first optimizer step, and the line that
+    assigns it that value as a literal (``batch_size = 32``): the knob of a batch the script slices itself, or
+    passes to ``DataLoader(...)`` by name (probe/batchvars.py)."""
+
+    name: str = ""
+    value: int = 0
+    at: str = ""  # "file.py:line" of the assignment
+    passed_to_loader: bool = False  # a DataLoader(...) call of the script's passes this variable itself
+
+
+@dataclass(frozen=True)
 class ConfigEntry(JsonMixin):
     """One key of a configuration file, where the file sets it."""
 
@@ -402,6 +415,7 @@ class Settings(JsonMixin):
     loop_at: Optional[str] = None  # "file.py:line" of the user's training loop (its for/while statement)
     loop_function: Optional[str] = None  # "file.py:first": the function holding that loop (its first line)
     cli_flags: tuple[CliFlag, ...] = ()  # the script's command-line options (argparse)
+    batch_variables: tuple[BatchVariable, ...] = ()  # its variables that held a batch size, with their lines
     padding: Optional[Padding] = None  # the training batches' padding, where they carry an attention mask
     attention_call_at: Optional[str] = None  # the script's scaled_dot_product_attention(...) call: "file.py:line"
     cuda_autocast_at: Optional[str] = None  # the script's autocast made for CUDA (off on a CPU run): "file.py:line"

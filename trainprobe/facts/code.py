@@ -10,10 +10,11 @@ line as a linter does (rules' ``changes``, and their ``[framework.NAME]`` tables
 from __future__ import annotations
 
 import os
+from collections import Counter
 from typing import Optional
 
 from ..notebook.cells import describe_site
-from ..record import CliFlag, FrameworkInfo, ModelInfo, RunRecord
+from ..record import BatchVariable, CliFlag, FrameworkInfo, LoaderSettings, ModelInfo, RunRecord
 from .input import training_loader
 
 __all__ = ["FAMILY", "FACTS", "compute", "where"]
@@ -69,6 +70,11 @@ FACTS = {
     "loader_batch_call_at": ("text", "When loader_batch_call is a class (a method such as neural_prophet's "
                              "m.fit(df) left the batch size to its object), the script's line that built the "
                              "object, where its constructor takes the argument: m = NeuralProphet()."),
+    "batch_variable": ("text", "The script's variable that holds the training batch size, assigned as a literal "
+                       "(batch_size = 32): a batch the script slices itself (X[i:i + batch_size]), or one it passes "
+                       "by name to the DataLoader(...) it builds. None when a flag, a configuration key or a "
+                       "computed value sets it."),
+    "batch_variable_at": ("text", "The line that assigns it: 'file.py:line' (a notebook's 'cell N, line M')."),
     "optimizer_at": ("text", "The script's line that built the first optimizer (or led to it)."),
     "optimizer_built_by": ("text", "The library that built it when the script did not."),
     "optimizer_library_call": ("text", "For an optimizer a library built, the library function the script's line "
@@ -324,11 +330,29 @@ def _forward_line(model: ModelInfo, loop: Optional[str]) -> Optional[str]:
     return model.train_called_at
 
 
+def _batch_variable(record: RunRecord, loader: Optional[LoaderSettings]) -> Optional[BatchVariable]:
+    """The variable that set this run's training batch: the one passed by name to the training DataLoader the
+    script built, holding its batch size; without a DataLoader, one holding the samples each step (or each
+    micro-batch of an accumulating step) took. None when the loader was built with a literal or by a library."""
+    variables = record.settings.batch_variables
+    if loader is not None:
+        if loader.built_by is not None or loader.batch_size is None:
+            return None
+        return next((v for v in variables if v.passed_to_loader and v.value == loader.batch_size), None)
+    taken = Counter(s.samples for s in record.steps if s.samples and not s.validation).most_common(1)
+    if not taken:
+        return None
+    accumulation = record.settings.grad_accumulation or 1.0
+    sizes = {taken[0][0], taken[0][0] / accumulation}
+    return next((v for v in variables if v.value in sizes), None)
+
+
 def compute(record: RunRecord) -> dict[str, object]:
     s = record.settings
     cwd = record.invocation.cwd
     loader = training_loader(record)
     models = sorted(s.models, key=lambda m: m.train_calls, reverse=True)
+    variable = _batch_variable(record, loader)
     out: dict[str, object] = {
         "loop_at": where(s.loop_at, cwd),
         "loader_at": where(loader.rebuilt_from_at or loader.built_at, cwd) if loader is not None else None,
@@ -336,6 +360,8 @@ def compute(record: RunRecord) -> dict[str, object]:
         "loader_batch_call": loader.batch_call if loader is not None else None,
         "loader_batch_param": loader.batch_param if loader is not None else None,
         "loader_batch_call_at": where(loader.batch_call_at, cwd) if loader is not None else None,
+        "batch_variable": variable.name if variable is not None else None,
+        "batch_variable_at": where(variable.at, cwd) if variable is not None else None,
         "optimizer_at": where(s.optimizers[0].built_at, cwd) if s.optimizers else None,
         "optimizer_built_by": s.optimizers[0].built_by if s.optimizers else None,
         "optimizer_library_call": s.optimizers[0].library_call if s.optimizers else None,

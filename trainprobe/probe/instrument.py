@@ -55,6 +55,7 @@ from torch.utils.data.dataloader import _BaseDataLoaderIter
 
 from ..machine import get_torch_facts
 from ..record import PHASE_STEADY
+from .batchvars import batch_variables
 from .frames import is_torch, is_trainprobe
 from .clock import PhaseRanges, StepClock
 from .config import ChildConfig
@@ -505,6 +506,8 @@ class Instrumentation:
             reg.framework, reg.loop_at = detect_framework(frame, reg.sites.is_user, tuple(built),
                                                           fetched_by=reg.batches_fetched_by)
             reg.loop_function = loop_function(frame, reg.sites.is_user)
+            own_loaders = tuple(e.built[0] for e in reg.loaders.values() if e.built[0] and e.built[1] is None)
+            reg.batch_variables = batch_variables(frame, reg.sites.is_user, own_loaders)
         except Exception as exc:  # pylint: disable=broad-except  # a framework we cannot read: advice stays plain
             self.sink.emit("note", text=f"could not tell which framework runs the loop: {exc}")
             reg.framework = None

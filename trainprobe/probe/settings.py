@@ -18,7 +18,7 @@ from typing import Any, Optional
 import torch
 from torch.nn.parameter import is_lazy
 
-from ..record import FrameworkInfo, LoaderSettings, ModelInfo, OptimizerSettings, SchedulerSettings, Settings
+from ..record import BatchVariable, FrameworkInfo, LoaderSettings, ModelInfo, OptimizerSettings, SchedulerSettings, Settings
 from .configfiles import ConfigWatch, read_config_files
 from .sites import LibraryArgument, FlagBook, SiteBook, UserCode
 from .padding import PaddingTally, padding_call
@@ -89,6 +89,7 @@ class Registry:
         self.framework: Optional[FrameworkInfo] = None  # read at the first optimizer step
         self.loop_at: Optional[str] = None
         self.loop_function: Optional[str] = None
+        self.batch_variables: tuple[BatchVariable, ...] = ()  # read with the loop's line (probe/batchvars.py)
         self.recomputed_forwards = 0  # top-level module forwards inside backward (activation checkpointing)
         self.padding = PaddingTally()  # the first training batches' padding (probe/padding.py)
         self.unoptimized = GradTally()  # weights with gradients that no optimizer holds (probe/unoptimized.py)
@@ -453,6 +454,7 @@ def read_settings(reg: Registry, step_boundary: Optional[str], compiled: bool) -
         loop_at=reg.loop_at,
         loop_function=reg.loop_function,
         cli_flags=tuple(reg.flags.flags.values()),
+        batch_variables=reg.batch_variables,
         padding=reg.padding.result(padding_call(own_files) if reg.padding.batches else None),
         attention_call_at=calls_named(own_files, "scaled_dot_product_attention"),
         cuda_autocast_at=None if any(str(d).startswith("cuda") for d in devices) else cuda_autocast_call(own_files),

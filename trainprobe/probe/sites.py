@@ -23,6 +23,7 @@ from ..record import CliFlag, FrameworkInfo
 from .sourcelines import assigned_before, call_in_class, enclosing_loop, first_call, parameter_lines, passed_through
 
 __all__ = ["SiteBook", "FlagBook", "UserCode", "LibraryArgument", "site", "built_site", "calling_library", "called_chain",
+           "frame_local", "frame_locals",
            "loop_function", "library_argument", "library_setting", "detect_framework",
            "FRAMEWORK_PACKAGES"]
 
@@ -42,6 +43,15 @@ def frame_local(frame: Any, name: str) -> Any:
     if _LOCALS_SYNC and ("locals" in code.co_names or "vars" in code.co_names):
         return None
     return frame.f_locals.get(name)
+
+
+def frame_locals(frame: Any) -> dict:
+    """A copy of a running frame's locals, empty where reading them would change what the function's own
+    locals() holds (see frame_local)."""
+    code = frame.f_code
+    if _LOCALS_SYNC and ("locals" in code.co_names or "vars" in code.co_names):
+        return {}
+    return dict(frame.f_locals)
 
 
 def _init_of(frame: Any, obj: Any) -> bool:
@@ -325,8 +335,8 @@ def _constructor_argument(obj: Any, user: Any, names: tuple[str, ...]) -> Option
         return None
     code = user.f_code
     scopes = [user.f_globals]
-    if code.co_name != "<module>" and not (_LOCALS_SYNC and ("locals" in code.co_names or "vars" in code.co_names)):
-        scopes.insert(0, user.f_locals)
+    if code.co_name != "<module>":
+        scopes.insert(0, frame_locals(user))
     bound = next((name for scope in scopes for name, value in list(scope.items()) if value is obj), None)
     if bound is None:
         return None

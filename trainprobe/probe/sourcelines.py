@@ -15,7 +15,7 @@ from typing import Callable, Iterable, Iterator, Optional
 
 __all__ = ["parameter_lines", "calls_in", "calls_named", "enclosing_loop", "enclosing_function", "first_call",
            "calls_in_function", "training_after", "training_call", "passed_through", "call_in_class",
-           "assigned_before"]
+           "assigned_before", "literal_assigned", "call_passes_name"]
 
 
 @lru_cache(maxsize=64)
@@ -301,3 +301,36 @@ def assigned_before(path: str, line: int, name: str) -> Optional[int]:
              and any(isinstance(target, ast.Name) and target.id == name
                      for target in (node.targets if isinstance(node, ast.Assign) else [node.target]))]
     return max(found) if found else None
+
+
+def _binds(node: ast.stmt, name: str) -> bool:
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target]  # type: ignore[attr-defined]
+    return any(isinstance(target, ast.Name) and target.id == name for target in targets)
+
+
+def literal_assigned(path: str, name: str, value: int, up_to: Optional[int] = None) -> Optional[int]:
+    """The last line (up to ``up_to``, else anywhere in the file or cell) that binds ``name`` to the integer
+    literal ``value`` (``batch_size = 32``, ``BATCH_SIZE: int = 32``): where the script sets a knob it keeps
+    in a plain variable. None without such a line (the value was computed, or read from a flag)."""
+    tree = _tree(path)
+    if tree is None:
+        return None
+    found = [node.lineno for node in ast.walk(tree)
+             if isinstance(node, (ast.Assign, ast.AnnAssign)) and (up_to is None or node.lineno <= up_to)
+             and isinstance(node.value, ast.Constant) and type(node.value.value) is int  # not a bool
+             and node.value.value == value and _binds(node, name)]
+    return max(found) if found else None
+
+
+def call_passes_name(path: str, line: int, name: str) -> bool:
+    """Whether a call on ``line`` (or spanning it) passes the variable ``name`` itself as an argument:
+    ``DataLoader(train_set, batch_size=batch_size)``."""
+    tree = _tree(path)
+    if tree is None:
+        return False
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and node.lineno <= line <= (node.end_lineno or node.lineno):
+            values = [*node.args, *(k.value for k in node.keywords)]
+            if any(isinstance(v, ast.Name) and v.id == name for v in values):
+                return True
+    return False
