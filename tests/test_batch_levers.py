@@ -604,3 +604,36 @@ def test_fusing_the_ops_comes_after_a_larger_batch(record):
     fuse = diagnosis.findings[ids.index("launch-bound-small-ops")]
     assert batch.severity == "warning" and fuse.severity == "info"
     assert ids.index("launch-bound-small-ops") == ids.index("small-batch-overhead") + 1
+
+
+def test_a_larger_lever_ranked_below_as_information_is_named_under_the_top_findings():
+    """Test set 25's course MLP (run again, a later review): the batch is information (batches of 32, above
+    what the rule calls tiny) at about 1.6x more samples per second, below warnings of 1.2x and less. The terminal
+    and the report say that the largest estimated gain is that finding, with its line; the order stays."""
+    import html as htmllib
+
+    from recorded import diagnosed
+    from trainprobe.engine import larger_lever_below
+    from trainprobe.report import render_html
+    from trainprobe.report.terminal import terminal_summary
+
+    record, diagnosis = diagnosed(Path(__file__).parent / "data" / "runs" / "real_test25" / "review"
+                                  / "t25_lazyprog_mnist_batchnorm.cpu.run.json.gz")
+    assert diagnosis.findings[0].id == "optimizer-share-high" and diagnosis.verdict.category == "compute"
+    rank, lever = larger_lever_below(list(diagnosis.findings))
+    assert lever.id == "small-batch-overhead" and diagnosis.findings[rank - 1] is lever and rank > 3
+    text = terminal_summary(record, diagnosis, None, color=False)
+    assert f"The largest estimated gain is finding {rank}, ranked below the warnings as information" in text
+    assert f"  {rank}. [info] batches of 32 samples" in text and "→ pytorch_batchnorm.py:142: Use larger batches" in text
+    page = htmllib.unescape(render_html(record, diagnosis))
+    assert f"The largest estimated gain is finding {rank}" in page and 'href="#finding-small-batch-overhead"' in page
+
+
+def test_no_larger_lever_is_named_when_the_lead_is_the_largest_or_the_rest_follow_it():
+    """The README's sample: a critical input lead at about 2.1x, its follow-ups (decode, augmentation) at 1.3-1.4x
+    paying only after it: nothing is named."""
+    from recorded import diagnosed
+    from trainprobe.engine import larger_lever_below
+
+    _, diagnosis = diagnosed(Path(__file__).parent / "data" / "runs" / "imagefolder_main_process_decode.cpu.run.json")
+    assert diagnosis.findings[0].severity == "critical" and larger_lever_below(list(diagnosis.findings)) is None

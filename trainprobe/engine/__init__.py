@@ -13,7 +13,7 @@ from .framing import framed
 from .job import judge_job
 from .rulefiles import RuleFileError, load_rule_file, load_rules
 from .rule import DOC_SECTIONS, Rule
-from .verdict import breakdown, rank_findings
+from .verdict import breakdown, larger_lever_below, rank_findings
 
 __all__ = ["Rule", "RuleFileError", "DOC_SECTIONS", "load_rules", "load_rule_file", "apply_rules", "judge_job", "framed",
-           "evaluate_rule", "rank_findings", "breakdown"]
+           "evaluate_rule", "rank_findings", "larger_lever_below", "breakdown"]

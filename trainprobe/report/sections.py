@@ -17,6 +17,7 @@ import re
 from datetime import datetime
 from typing import Any, Optional
 
+from ..engine.verdict import larger_lever_below
 from ..findings import Diagnosis, Finding
 from ..record import RunRecord
 from .. import display, vocabulary
@@ -162,7 +163,10 @@ def verdict_section(diagnosis: Diagnosis) -> dict[str, Any]:
                         f"the verdict's class, with its 95% interval over resamples of the steady steps; "
                         f"{display.share(v.agreement)} of them reach this verdict"))
     combined = diagnosis.whatif_combined
+    lever = larger_lever_below(list(diagnosis.findings))
     return {
+        "lever": {"rank": lever[0], "id": lever[1].id, "title": lever[1].title or lever[1].name,
+                  "gain": lever[1].gain.text} if lever else None,
         "category": v.category,
         "label": CATEGORY_TEXT.get(v.category, v.category),
         "headline": v.headline,

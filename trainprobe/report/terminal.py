@@ -9,6 +9,7 @@ import textwrap
 from pathlib import Path
 from typing import Optional
 
+from ..engine.verdict import larger_lever_below
 from ..findings import Diagnosis
 from ..record import RunRecord
 from .. import display
@@ -72,6 +73,18 @@ def terminal_summary(record: RunRecord, diagnosis: Diagnosis, report_path: Optio
         if f.verification is not None and f.verification.text:
             measured = f.verification.status == "measured"
             lines.append("     " + paint(_one_line(f.verification.text), "green" if measured else "dim"))
+    lever = larger_lever_below(list(findings))
+    if lever is not None:
+        rank, f = lever
+        lines.append(paint(f"  The largest estimated gain is finding {rank}, ranked below the warnings as information "
+                           "(a lever worth knowing that its rule does not call what holds this run back):", "bold"))
+        if rank > top:  # not shown above
+            lines.append(f"  {rank}. {paint('[info]', 'dim')} {f.title or f.id}  {paint(f.gain.text, 'green')}")
+            if f.advice:
+                where = f"{f.changes_at}: " if f.changes_at else ""
+                lines.append(f"     → {where}{_one_line(f.advice)}")
+        else:
+            lines.append(f"     {f.title or f.id}  {paint(f.gain.text, 'green')}")
     if not findings and outcome.status in ("completed", "stopped"):
         lines.append("No rule fired: nothing obvious holds this run back.")
     if diagnosis.rule_errors:
