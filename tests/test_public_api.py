@@ -36,7 +36,7 @@ SURFACE = {
                            "seconds", "sentence", "share", "use_color", "yes_no"],
     "trainprobe.report": ["MAX_POINTS", "downsample", "json_summary", "render_html", "terminal_summary",
                           "write_html"],
-    "trainprobe.engine": ["DOC_SECTIONS", "Rule", "RuleFileError", "apply_rules", "breakdown", "evaluate_rule", "framed", "judge_job",
+    "trainprobe.engine": ["DOC_SECTIONS", "Rule", "RuleFileError", "apply_rules", "breakdown", "evaluate_rule", "framed", "judge_job", "larger_lever_below",
                           "load_rule_file", "load_rules", "rank_findings"],
     "trainprobe.facts": ["FACT_CATALOG", "FAMILIES", "FactSpec", "UNKNOWN_IN_A_TRACE", "compute_facts",
                          "facts_by_name", "recompute_step_facts"],
