@@ -382,3 +382,20 @@ def test_darts_fused_adam_is_its_models_optimizer_kwargs_at_the_cell_that_builds
     finding = next(f for f in diagnosis.findings if f.id == "optimizer-share-high")
     assert finding.framework == "library" and finding.changes_at == "cell 7, line 2"
     assert 'pass optimizer_kwargs={"lr": 0.001, "fused": True} to NBEATSModel(...) at cell 7, line 2' in finding.advice
+
+
+def test_neural_prophets_batch_fix_is_its_constructors_argument_at_its_experts_line():
+    """Test set 24's neural_prophet tutorial run again (a later review, not the held-out figure): m.fit(df) after
+    m = NeuralProphet() left the batch to the object; the fix is the constructor's argument at code cell 2, line 8,
+    its expert's line, and it is named as the largest estimated gain under the launch lead."""
+    from recorded import diagnosed
+    from trainprobe.engine import larger_lever_below
+
+    record, diagnosis = diagnosed(Path(__file__).parent / "data" / "runs" / "real_test24" / "review"
+                                  / "t24_neuralprophet_tutorial01.cpu.run.json.gz")
+    loader = next(l for l in record.settings.dataloaders if l.used_in_training)
+    assert (loader.batch_call, loader.batch_param) == ("NeuralProphet", "batch_size")
+    finding = next(f for f in diagnosis.findings if f.id == "small-batch-overhead")
+    assert finding.framework == "library" and finding.changes_at == "cell 2, line 8"
+    assert "pass batch_size=256 to NeuralProphet(...) at cell 2, line 8 (now 32)" in finding.advice
+    assert larger_lever_below(list(diagnosis.findings))[1] is finding
