@@ -51,7 +51,8 @@ from .stability import DECISIVE
 from ..facts.window import (ALIKE_SHARE, FEWEST_STEPS, MIN_STEADY_STEPS, PROFILED_SLOWDOWN, enough_steps,
                             few_steps, firm_steps)
 
-__all__ = ["breakdown", "rank_findings", "larger_lever_below", "make_verdict", "with_stability", "with_trace_cut", "near_peak", "NEAR_PEAK"]
+__all__ = ["breakdown", "rank_findings", "larger_lever_below", "make_verdict", "with_stability", "with_trace_cut",
+           "near_peak", "NEAR_PEAK"]
 
 _SHARE_TEXT = {
     "input": "spent waiting for data",
@@ -207,8 +208,9 @@ def larger_lever_below(findings: list[Finding]) -> Optional[tuple[int, Finding]]
 
     Information findings rank below warnings: their rules call them levers worth knowing, not what holds the run
     back (a larger batch above the size a rule calls tiny, where a per-sample cost may grow with it, or a gain
-    hard to foresee), yet a user looking for the biggest lever must still see it (test set 25's course MLP: batches of 32, the batch estimated at 1.6x more samples
-    per second, ranked fifth under a fused-optimizer warning of 1.2x; its expert measured the batch at 4.4x).
+    hard to foresee), yet a user looking for the biggest lever must still see it. Test set 25's course MLP:
+    batches of 32, the batch estimated at 1.6x more samples per second and ranked fourth, under a fused-optimizer
+    warning of 1.2x; its expert measured the batch at 4.4x.
     "Clearly": the lower end of its 95% interval is above the upper end of the lead's (seconds saved for the
     samples of one step, the base both gains share), or without intervals its gain is 1.5 times the lead's.
     Only a larger batch's estimate (a gain in samples per second, the first lever against a per-step cost, as

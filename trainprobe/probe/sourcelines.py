@@ -297,9 +297,7 @@ def assigned_before(path: str, line: int, name: str) -> Optional[int]:
         return None
     found = [node.lineno for node in ast.walk(tree)
              if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.lineno <= line
-             and isinstance(node.value, ast.Call)
-             and any(isinstance(target, ast.Name) and target.id == name
-                     for target in (node.targets if isinstance(node, ast.Assign) else [node.target]))]
+             and isinstance(node.value, ast.Call) and _binds(node, name)]
     return max(found) if found else None
 
 
