@@ -269,3 +269,39 @@ def test_nerf_pytorchs_bf16_fix_is_at_its_loops_render_call():
     bf16 = next(f for f in diagnosis.findings if f.id == "cpu-bf16-not-used")
     assert bf16.changes_at == "run_nerf.py:760"
     assert max(record.settings.models, key=lambda m: m.train_calls).train_called_at.endswith("run_nerf.py:33")
+
+
+def test_a_name_is_looked_up_in_the_cell_then_the_earlier_cells_last_first():
+    """One walk serves every reader of a notebook's earlier cells (a batch variable's literal, the line that
+    built a library's object, a settings call): nearest first, and a plain file or a live cell alone."""
+    from trainprobe.notebook.cells import cell_filename, cells_back
+    nb = "/x/train.ipynb"
+    assert list(cells_back(cell_filename(nb, 3))) == [cell_filename(nb, 3), cell_filename(nb, 2), cell_filename(nb, 1)]
+    assert list(cells_back(cell_filename(nb, 1))) == [cell_filename(nb, 1)]
+    assert list(cells_back(cell_filename(nb, "In[7]"))) == [cell_filename(nb, "In[7]")]
+    assert list(cells_back("/x/train.py")) == ["/x/train.py"]
+
+
+def test_a_frame_that_keeps_its_locals_is_not_read():
+    """Before Python 3.13 reading f_locals writes every local back into the dict the function's own locals()
+    returned; a function that calls locals() is left alone, by frame_local and frame_locals alike."""
+    from trainprobe.probe.sites import frame_local, frame_locals
+    seen = {}
+
+    def keeps_locals():
+        batch_size = 32
+        mine = locals()
+        mine.pop("batch_size")
+        seen["frame"] = sys._getframe(0)
+        seen["mine"] = mine
+
+    def plain():
+        batch_size = 32  # noqa: F841  # read through the frame
+        seen["plain"] = sys._getframe(0)
+
+    keeps_locals()
+    plain()
+    assert frame_local(seen["plain"], "batch_size") == 32 and frame_locals(seen["plain"])["batch_size"] == 32
+    if sys.version_info < (3, 13):
+        assert frame_local(seen["frame"], "batch_size") is None and frame_locals(seen["frame"]) == {}
+        assert "batch_size" not in seen["mine"]

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Optional
+from typing import Iterator, Optional
 
-__all__ = ["cell_filename", "parse_cell_filename", "describe", "describe_site", "in_cell_terms"]
+__all__ = ["cell_filename", "parse_cell_filename", "cells_back", "describe", "describe_site", "in_cell_terms"]
 
 _MARK = "#cell-"
 _NAME = re.compile(r"^(?P<notebook>.*)#cell-(?P<label>[^/\\]+)$")
@@ -35,6 +35,18 @@ def parse_cell_filename(filename: str) -> Optional[tuple[str, str]]:
         return None
     match = _NAME.match(filename)
     return (match.group("notebook"), match.group("label")) if match else None
+
+
+def cells_back(filename: str) -> Iterator[str]:
+    """The file names a name used in ``filename`` may have been bound in, nearest first: the file itself, then,
+    for a numbered notebook cell, its notebook's earlier cells, last first (a later cell's assignment wins when
+    the notebook runs top to bottom). A plain file, or a cell run live (``In[7]``), is alone."""
+    yield filename
+    parsed = parse_cell_filename(filename)
+    if parsed is None or not parsed[1].isdigit():
+        return
+    for number in range(int(parsed[1]) - 1, 0, -1):  # cells count from 1
+        yield cell_filename(parsed[0], number)
 
 
 def describe(filename: str, line: Optional[int]) -> Optional[str]:

@@ -12,9 +12,9 @@ an earlier one. Runs once per run, never raises.
 from __future__ import annotations
 
 import re
-from typing import Any, Iterator
+from typing import Any
 
-from ..notebook.cells import cell_filename, parse_cell_filename
+from ..notebook.cells import cells_back
 from ..record import BatchVariable
 from .sites import UserCode, frame_locals
 from .sourcelines import call_passes_name, literal_assigned
@@ -29,16 +29,6 @@ _MAX_BATCH = 1 << 20  # a larger integer is not a batch size
 _MAX_FOUND = 8
 
 
-def _cells_back(path: str) -> Iterator[str]:
-    """A notebook cell's file, then its notebook's earlier cells, last first; a plain file alone."""
-    yield path
-    parsed = parse_cell_filename(path)
-    if parsed is None or not parsed[1].isdigit():
-        return
-    for number in range(int(parsed[1]) - 1, 0, -1):  # cells count from 1
-        yield cell_filename(parsed[0], number)
-
-
 def _candidates(scope: dict) -> list[tuple[str, int]]:
     return [(name, value) for name, value in list(scope.items())
             if type(value) is int and 0 < value <= _MAX_BATCH and BATCH_NAME.match(name)]
@@ -50,7 +40,7 @@ def _assignment(frame: Any, name: str, value: int, local: bool) -> str:
     if local:
         line = literal_assigned(path, name, value, up_to=frame.f_lineno)
         return f"{path}:{line}" if line is not None else ""
-    for cell in _cells_back(path):  # a module's global: anywhere in its file, or in an earlier notebook cell
+    for cell in cells_back(path):  # a module's global: anywhere in its file, or in an earlier notebook cell
         line = literal_assigned(cell, name, value)
         if line is not None:
             return f"{cell}:{line}"

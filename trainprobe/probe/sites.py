@@ -18,7 +18,7 @@ import sys
 import weakref
 from typing import Any, Callable, Optional
 
-from ..notebook.cells import cell_filename, parse_cell_filename
+from ..notebook.cells import cells_back
 from ..record import CliFlag, FrameworkInfo
 from .sourcelines import assigned_before, call_in_class, enclosing_loop, first_call, parameter_lines, passed_through
 
@@ -36,22 +36,22 @@ _TORCH_PARTS = (os.sep + "torch" + os.sep,)
 _LOCALS_SYNC = sys.version_info < (3, 13)
 
 
+def _locals_unreadable(code: Any) -> bool:
+    """Reading a running frame of ``code`` would change what the function's own locals() holds: it calls
+    locals() or vars(), on a Python before 3.13."""
+    return _LOCALS_SYNC and ("locals" in code.co_names or "vars" in code.co_names)
+
+
 def frame_local(frame: Any, name: str) -> Any:
     """A local of a running frame, read without changing what the function's own locals() holds; None for a
     frame whose code calls locals() or vars() on a Python where reading would."""
-    code = frame.f_code
-    if _LOCALS_SYNC and ("locals" in code.co_names or "vars" in code.co_names):
-        return None
-    return frame.f_locals.get(name)
+    return None if _locals_unreadable(frame.f_code) else frame.f_locals.get(name)
 
 
 def frame_locals(frame: Any) -> dict:
     """A copy of a running frame's locals, empty where reading them would change what the function's own
     locals() holds (see frame_local)."""
-    code = frame.f_code
-    if _LOCALS_SYNC and ("locals" in code.co_names or "vars" in code.co_names):
-        return {}
-    return dict(frame.f_locals)
+    return {} if _locals_unreadable(frame.f_code) else dict(frame.f_locals)
 
 
 def _init_of(frame: Any, obj: Any) -> bool:
@@ -340,15 +340,11 @@ def _constructor_argument(obj: Any, user: Any, names: tuple[str, ...]) -> Option
     bound = next((name for scope in scopes for name, value in list(scope.items()) if value is obj), None)
     if bound is None:
         return None
-    path, line = code.co_filename, user.f_lineno
-    while True:
-        built = assigned_before(path, line, bound)
+    for path in cells_back(code.co_filename):  # the frame's own file up to its line, then earlier cells whole
+        built = assigned_before(path, user.f_lineno if path == code.co_filename else 10 ** 9, bound)
         if built is not None:
             return LibraryArgument(type(obj).__name__, param, f"{path}:{built}")
-        cell = parse_cell_filename(path)
-        if cell is None or not cell[1].isdigit() or int(cell[1]) <= 1:  # cells count from 1
-            return None
-        path, line = cell_filename(cell[0], int(cell[1]) - 1), 10 ** 9
+    return None
 
 
 def called_site(frame: Any, is_user: UserCode) -> str:
@@ -630,7 +626,7 @@ def _script_files(entry: Any, is_user: UserCode) -> list[str]:
     paths = []
     if entry is not None:
         paths.append(entry.f_code.co_filename)
-        paths.extend(_cells_up_to(entry.f_code.co_filename))
+        paths.extend(reversed(list(cells_back(entry.f_code.co_filename))))  # its earlier cells, first to last
     main = getattr(sys.modules.get("__main__"), "__file__", None)
     if isinstance(main, str) and is_user(main):
         paths.append(main)
@@ -679,14 +675,6 @@ def _passed_through(info: FrameworkInfo, entry: Any, is_user: UserCode) -> Frame
             break
     return dataclasses.replace(info, config_owner=owner, config_param=param, config_param_keywords=keywords,
                                config_owner_at=owner_at)
-
-
-def _cells_up_to(filename: str) -> list[str]:
-    """A notebook cell's file name: the file names of its notebook's cells up to it, first to last."""
-    parsed = parse_cell_filename(filename)
-    if parsed is None or not parsed[1].isdigit():
-        return []
-    return [cell_filename(parsed[0], number) for number in range(1, int(parsed[1]) + 1)]
 
 
 def _self_of(frames: list[Any], prefix: str, class_name: Optional[str] = None) -> Any:
