@@ -5,6 +5,7 @@ Real frames of a real module in a folder named site-packages (where libraries li
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from pathlib import Path
@@ -347,6 +348,10 @@ def test_an_optimizer_a_library_built_names_the_argument_the_script_passes_its_s
                         LibraryArgument("train", "optimizer_kwargs")]  # the function's own argument
         assert library_setting(sys._getframe(), UserCode((os.path.dirname(os.path.abspath(__file__)),)),
                                OPTIMIZER_ARGUMENTS) is None  # the script's own frame built it
+        # Each fit() dropped its optimizer; what was noted for it goes with it, or the next optimizer built at
+        # the freed address would read as that one (Undocumented's read as Forecast's in one full run).
+        gc.collect()
+        assert book._library_arguments == {}  # pylint: disable=protected-access
     finally:
         torch.optim.Optimizer.__init__ = original
         sys.path.remove(str(library.parent))

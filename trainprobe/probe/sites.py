@@ -399,10 +399,17 @@ class SiteBook:
     def note(self, obj: Any, frame: Any) -> None:
         try:
             key = id(obj)
-            ref = weakref.ref(obj, lambda _r, k=key, book=self._sites: book.pop(k, None))
+            # Everything noted by id goes when the object does: a new object may take a freed one's id (a
+            # library's optimizer built in fit(), dropped, and the next model's built there), and must not read
+            # as the old one.
+            ref = weakref.ref(obj, lambda _r, k=key, book=self: book._forget(k))
             self._sites[key] = (ref, *built_site(frame, obj, self.is_user), None)
         except Exception:  # pylint: disable=broad-except  # an object without weak references: no site
             pass
+
+    def _forget(self, key: int) -> None:
+        self._sites.pop(key, None)
+        self._library_arguments.pop(key, None)
 
     def _entry(self, obj: Any) -> Optional[tuple]:
         entry = self._sites.get(id(obj))
