@@ -200,6 +200,11 @@ class LoaderSettings(JsonMixin):
     # When the function was a method that left the setting to its object (neural_prophet's m.fit(df)), the
     # knob is the constructor's argument (batch_call is then the class): the script's line that built it.
     batch_call_at: Optional[str] = None
+    # The script's line, in the call at rebuilt_from_at or built_at, that writes the batch size (``batch_size=32,``
+    # inside a DataLoader call that spans lines), and the integer written there when it is a literal: where a
+    # batch-size fix goes, and a sign that no command-line flag sets this loader's batch. None when unread.
+    batch_size_at: Optional[str] = None
+    batch_size_written: Optional[int] = None
     iterations: int = 0  # iterators created (≈ epochs)
     batches: int = 0
     wait_total: float = 0.0  # seconds the loop waited in __next__
@@ -266,6 +271,10 @@ class ModelInfo(JsonMixin):
     # The script's frames that led to that forward, innermost first, while they are the script's own: each
     # "file.py:line:first" (first: the line its function starts at), to find the loop's own line among them.
     train_called_via: tuple[str, ...] = ()
+    # The script's frames that built it, innermost first, while they are the script's own ("file.py:line:first"
+    # each): a model a helper built (build_wideresnet() in models/) is held by the function that called the
+    # helper; that function's line is where the script wraps or moves the model.
+    built_via: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

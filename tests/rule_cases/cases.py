@@ -57,6 +57,11 @@ def _fusable(compiled: bool) -> RunRecord:
     return with_settings(rec, compiled=compiled)
 
 
+def _conv_heavy(channels_last: bool) -> RunRecord:
+    kinds = {"conv": 0.070, "matmul": 0.004, "elementwise": 0.012, "normalization": 0.008, "reduction": 0.002}
+    return with_model(with_profiler(cpu_record(), op_kinds=kinds), channels_last=channels_last)
+
+
 def _too_few_good() -> RunRecord:
     rec = _starved_gpu(6)  # the suggested count, still waiting: other rules' business
     return rec
@@ -531,6 +536,8 @@ CASES: dict[str, RuleCase] = {
     # Half the op time in element-wise ops and norms, the model not compiled; the same model compiled.
     # info on a CPU: there the memory-bound share does not predict compile's gain (the rule's note)
     "compile-would-fuse": RuleCase(lambda: _fusable(False), lambda: _fusable(True), "info"),
+    # Convolutions at 73% of the compute ops' time on a CPU, the weights channels-first; the same in channels_last.
+    "cpu-channels-last-not-used": RuleCase(lambda: _conv_heavy(False), lambda: _conv_heavy(True), "info"),
     "no-lr-schedule": RuleCase(lambda: with_settings(cpu_record(), schedulers=()),
                                cpu_record, "info"),
     "pageable-host-to-device-copies": RuleCase(

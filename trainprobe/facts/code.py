@@ -62,6 +62,12 @@ FACTS = {
     "loader_at": ("text", "The script's line that built the training DataLoader (or led to it); for a loader "
                   "a library rebuilt from the script's own (Opacus' make_private, accelerate's prepare), the line "
                   "of the script's loader, which holds the settings to change."),
+    "loader_batch_at": ("text", "The line of the script's DataLoader call that writes its batch_size "
+                        "(batch_size=32, two lines into a DataLoader( that spans lines): where a batch-size fix goes."),
+    "flag_batch_size_unread": ("text", "The script's batch-size option (--data.batch_size) when the training "
+                               "DataLoader's batch_size is written as a number at loader_batch_at: no value of "
+                               "the option reaches that loader, so advice names the line, not the option."),
+    "flag_batch_size_unread_value": ("text", "That option's value in this run, as parsed: '64'."),
     "loader_built_by": ("text", "The library that called DataLoader(...) when the script did not (a framework "
                         "building it from its settings): 'transformers.trainer'."),
     "loader_batch_call": ("text", "The library function the script's line called that took the training loader's "
@@ -84,7 +90,9 @@ FACTS = {
     "optimizer_library_at": ("text", "The script's line that passes it: the constructor's line for a class "
                              "(model = NBEATSModel(...)), else the call's."),
     "scheduler_at": ("text", "The script's line that built the first LR scheduler (or led to it)."),
-    "model_at": ("text", "The script's line that built the trained model (or led to it)."),
+    "model_at": ("text", "The script's line that built the trained model (or led to it), in the function that "
+                 "goes on to train it: where a helper built the model (model = create_model(args)), the line that "
+                 "called the helper, where the script holds the model to wrap or move it."),
     "forward_at": ("text", "The script's line that first called the trained model in a training forward "
                    "(model(x) in the loop, or in a framework's training_step): where autocast wraps the "
                    "forward and loss."),
@@ -330,6 +338,22 @@ def _forward_line(model: ModelInfo, loop: Optional[str]) -> Optional[str]:
     return model.train_called_at
 
 
+def _held_at(model: ModelInfo) -> Optional[str]:
+    """The line that built ``model`` in the innermost of the script's functions that built it and also led to
+    its training forward: FixMatch's main() calls create_model(args), which calls build_wideresnet() in models/,
+    and later calls train(); main()'s line is where the script holds the model. The line that built it when
+    no function is on both paths (a Lightning module's forward is called by Lightning, not the script)."""
+    training = {entry.rsplit(":", 2)[0] + ":" + entry.rsplit(":", 1)[1] for entry in model.train_called_via
+                if entry.count(":") >= 2}
+    for entry in model.built_via:
+        if entry.count(":") < 2:
+            continue
+        path, line, first = entry.rsplit(":", 2)
+        if f"{path}:{first}" in training:
+            return f"{path}:{line}"
+    return model.built_at
+
+
 def _batch_variable(record: RunRecord, loader: Optional[LoaderSettings]) -> Optional[BatchVariable]:
     """The variable that set this run's training batch: the one passed by name to the training DataLoader the
     script built, holding its batch size; without a DataLoader, one holding the samples each step (or each
@@ -345,6 +369,12 @@ def _batch_variable(record: RunRecord, loader: Optional[LoaderSettings]) -> Opti
     accumulation = record.settings.grad_accumulation or 1.0
     sizes = {taken[0][0], taken[0][0] / accumulation}
     return next((v for v in variables if v.value in sizes), None)
+
+
+def _batch_written_as_number(loader: Optional[LoaderSettings]) -> bool:
+    """The training loader's batch is the number its call writes (not one a library put in its place)."""
+    return loader is not None and loader.batch_size_written is not None \
+        and loader.batch_size_written == loader.batch_size
 
 
 def compute(record: RunRecord) -> dict[str, object]:
@@ -369,12 +399,20 @@ def compute(record: RunRecord) -> dict[str, object]:
         "optimizer_library_at": where(s.optimizers[0].library_at or s.optimizers[0].built_at, cwd)
         if s.optimizers and s.optimizers[0].library_param else None,
         "scheduler_at": where(s.schedulers[0].built_at, cwd) if s.schedulers else None,
-        "model_at": where(models[0].built_at, cwd) if models else None,
+        "model_at": where(_held_at(models[0]), cwd) if models else None,
         "forward_at": where(_forward_line(models[0], s.loop_function), cwd) if models else None,
     }
     out.update(_framework_facts(record, cwd))
     for fact, dests in _FLAGS.items():
         out[fact] = _flag(record, dests)
+    out["loader_batch_at"] = where(loader.batch_size_at, cwd) if loader is not None else None
+    out["flag_batch_size_unread"] = out["flag_batch_size_unread_value"] = None
+    if out["flag_batch_size"] is not None and _batch_written_as_number(loader):
+        # A number in the DataLoader call: the option sets something else (another loader, or nothing), and
+        # "run with --batch-size 256" would change nothing the loop sees.
+        out["flag_batch_size_unread"] = out["flag_batch_size"]
+        out["flag_batch_size_unread_value"] = _flags_for(record, _FLAGS["flag_batch_size"])[0].value
+        out["flag_batch_size"] = None
     out["flag_bf16"] = _half_precision_switch(record, "bf16")
     out["flag_fp16"] = _half_precision_switch(record, "fp16")
     out["flag_amp_on"] = _switched_on(record)

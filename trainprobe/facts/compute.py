@@ -71,6 +71,7 @@ FACTS = {
                                  "part of the model's graph)."),
     "matmul_op_share": ("share", "Of the compute ops' time, the share in matrix products, convolutions and "
                         "attention."),
+    "conv_op_share": ("share", "Of the compute ops' time, the share in convolutions (forward and backward)."),
     "optimizer_kind": ("text", "How the optimizer updates the parameters: for-loop (one op per parameter "
                        "tensor), foreach (batched across tensors) or fused (one kernel)."),
     "top_module": ("text", "The model's child module whose forward and backward took the most time (profiled window)."),
@@ -161,10 +162,11 @@ def _op_kind_shares(record: RunRecord) -> dict[str, object]:
     total = sum(kinds.values())
     out: dict[str, object] = {"model_memory_bound_share": record.profiler.model_memory_bound_share}
     if total <= 0:
-        out.update(memory_bound_share=record.profiler.memory_bound_share, matmul_op_share=None)
+        out.update(memory_bound_share=record.profiler.memory_bound_share, matmul_op_share=None, conv_op_share=None)
         return out
     out.update(memory_bound_share=sum(kinds.get(k, 0.0) for k in _MEMORY_BOUND_KINDS) / total,
-               matmul_op_share=sum(kinds.get(k, 0.0) for k in _COMPUTE_KINDS) / total)
+               matmul_op_share=sum(kinds.get(k, 0.0) for k in _COMPUTE_KINDS) / total,
+               conv_op_share=kinds.get("conv", 0.0) / total)
     return out
 
 

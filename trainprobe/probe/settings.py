@@ -23,7 +23,7 @@ from .configfiles import ConfigWatch, read_config_files
 from .sites import LibraryArgument, FlagBook, SiteBook, UserCode
 from .padding import PaddingTally, padding_call
 from .unoptimized import CHECKS as UNOPTIMIZED_CHECKS, GradTally
-from .sourcelines import calls_named, cuda_autocast_call
+from .sourcelines import argument_written, calls_named, cuda_autocast_call
 
 __all__ = ["Registry", "read_settings", "qualname", "unwrap_model"]
 
@@ -77,6 +77,7 @@ class ModelEntry:
     built: tuple[Optional[str], Optional[str]] = (None, None)
     called_at: Optional[str] = None  # the script's line of the first training forward (instrument.py)
     called_via: tuple[str, ...] = ()  # the script's frames that led to it (sites.called_chain)
+    built_via: tuple[str, ...] = ()  # the script's frames that built it (SiteBook.chain)
 
 
 class Registry:
@@ -157,7 +158,8 @@ class Registry:
         entry = self.models.get(id(module))
         new = entry is None or entry.ref() is not module
         if new:
-            entry = ModelEntry(weakref.ref(module), built=self.sites.of(unwrap_model(module)[0]))
+            inner = unwrap_model(module)[0]
+            entry = ModelEntry(weakref.ref(module), built=self.sites.of(inner), built_via=self.sites.chain(inner))
             self.models[id(module)] = entry
         entry.calls += 1
         if training and grad:
@@ -223,6 +225,7 @@ def _loader_settings(entry: LoaderEntry) -> Optional[LoaderSettings]:
     else:
         start_method = None
     sampler = getattr(loader, "sampler", None)
+    written = _batch_size_written(entry.rebuilt_from_at or entry.built[0])
     entry.cached = LoaderSettings(
         loader_id=entry.loader_id,
         batch_size=getattr(loader, "batch_size", None) if owner is None else getattr(owner, "bs", None),
@@ -246,6 +249,8 @@ def _loader_settings(entry: LoaderEntry) -> Optional[LoaderSettings]:
         batch_call=entry.batch_argument.call if entry.batch_argument else None,
         batch_param=entry.batch_argument.param if entry.batch_argument else None,
         batch_call_at=entry.batch_argument.at if entry.batch_argument else None,
+        batch_size_at=written[0],
+        batch_size_written=written[1],
         iterations=entry.iterations,
         batches=entry.batches,
         wait_total=entry.wait_total,
@@ -253,6 +258,18 @@ def _loader_settings(entry: LoaderEntry) -> Optional[LoaderSettings]:
         used_in_training=entry.used_in_training,
     )
     return entry.cached
+
+
+def _batch_size_written(site: Optional[str]) -> tuple[Optional[str], Optional[int]]:
+    """The line of the script's DataLoader call at ``site`` that writes batch_size (its keyword, or
+    DataLoader's second positional argument), and the integer literal written there; (None, None) unread."""
+    if not site or ":" not in site:
+        return None, None
+    path, line = site.rsplit(":", 1)
+    if not line.isdigit():
+        return None, None
+    found = argument_written(path, int(line), "batch_size", 1, "DataLoader")
+    return (f"{path}:{found[0]}", found[1]) if found is not None else (None, None)
 
 
 def _optimizer_settings(index: int, optimizer: Any, steps: int,
@@ -355,6 +372,7 @@ def _model_info(entry: ModelEntry) -> Optional[ModelInfo]:
         input_shapes=tuple(entry.shapes),
         built_at=entry.built[0],
         built_by=entry.built[1],
+        built_via=entry.built_via,
         train_called_at=entry.called_at, train_called_via=entry.called_via,
     )
     return entry.cached

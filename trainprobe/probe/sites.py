@@ -395,6 +395,9 @@ class SiteBook:
         self._sites: dict[int, tuple[Any, Optional[str], Optional[str], Optional[str]]] = {}
         # id -> the user's knob for a setting of an object a library built (library_argument, library_setting)
         self._library_arguments: dict[int, LibraryArgument] = {}
+        # id -> the script's frames that built it, innermost first (called_chain): a model a helper built is
+        # held by the function that called the helper, where the script wraps or moves it
+        self._chains: dict[int, tuple[str, ...]] = {}
 
     def note(self, obj: Any, frame: Any) -> None:
         try:
@@ -404,12 +407,14 @@ class SiteBook:
             # as the old one.
             ref = weakref.ref(obj, lambda _r, k=key, book=self: book._forget(k))
             self._sites[key] = (ref, *built_site(frame, obj, self.is_user), None)
+            self._chains[key] = called_chain(_constructor_caller(frame, obj), self.is_user)
         except Exception:  # pylint: disable=broad-except  # an object without weak references: no site
             pass
 
     def _forget(self, key: int) -> None:
         self._sites.pop(key, None)
         self._library_arguments.pop(key, None)
+        self._chains.pop(key, None)
 
     def _entry(self, obj: Any) -> Optional[tuple]:
         entry = self._sites.get(id(obj))
@@ -418,6 +423,10 @@ class SiteBook:
     def of(self, obj: Any) -> tuple[Optional[str], Optional[str]]:
         entry = self._entry(obj)
         return (entry[1], entry[2]) if entry is not None else (None, None)
+
+    def chain(self, obj: Any) -> tuple[str, ...]:
+        """The script's frames that built ``obj``, innermost first: "file:line:first" each."""
+        return self._chains.get(id(obj), ()) if self._entry(obj) is not None else ()
 
     def alive(self, cls: type) -> list[Any]:
         """The objects of ``cls`` the script built that are still alive (an optimizer built and not stepped yet)."""

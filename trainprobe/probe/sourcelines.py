@@ -15,7 +15,7 @@ from typing import Callable, Iterable, Iterator, Optional
 
 __all__ = ["parameter_lines", "calls_in", "calls_named", "enclosing_loop", "enclosing_function", "first_call",
            "calls_in_function", "training_after", "training_call", "passed_through", "call_in_class",
-           "assigned_before", "literal_assigned", "call_passes_name"]
+           "assigned_before", "literal_assigned", "call_passes_name", "argument_written"]
 
 
 @lru_cache(maxsize=64)
@@ -332,3 +332,27 @@ def call_passes_name(path: str, line: int, name: str) -> bool:
             if any(isinstance(v, ast.Name) and v.id == name for v in values):
                 return True
     return False
+
+
+def argument_written(path: str, line: int, keyword: str, position: int, callee: str
+                     ) -> Optional[tuple[int, Optional[int]]]:
+    """Where a call spanning ``line`` writes its argument ``keyword``, or, in a call to ``callee`` itself, its
+    ``position``-th positional one: that argument's line, and the integer it holds when it is written as a
+    literal (``batch_size=32,`` two lines into a ``DataLoader(`` call), else None (``args.batch_size``). The
+    line is the one a user edits to change that argument, as a linter names it; the innermost call that
+    passes it wins. None when no call there passes it."""
+    tree = _tree(path)
+    if tree is None:
+        return None
+    spanning = [node for node in ast.walk(tree)
+                if isinstance(node, ast.Call) and node.lineno <= line <= (node.end_lineno or node.lineno)]
+    for node in sorted(spanning, key=lambda n: (n.end_lineno or n.lineno) - n.lineno):  # the innermost first
+        value = next((k.value for k in node.keywords if k.arg == keyword), None)
+        if value is None and _called_name(node) == callee and len(node.args) > position \
+                and not any(isinstance(a, ast.Starred) for a in node.args[:position + 1]):
+            value = node.args[position]
+        if value is None:
+            continue
+        literal = value.value if isinstance(value, ast.Constant) and type(value.value) is int else None
+        return value.lineno, literal
+    return None
