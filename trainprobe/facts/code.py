@@ -326,13 +326,18 @@ def _declared_at(record: RunRecord, words: Optional[str], cwd: str) -> Optional[
     return where(flag.declared_at, cwd) if flag is not None else None
 
 
+def _frames(chain: tuple[str, ...]) -> list[tuple[str, str, str]]:
+    """A chain of the script's frames (``sites.called_chain``: "file.py:line:first" each, innermost first) as
+    (path, line, first) triples; an entry without its function's first line (none is written so) is left out."""
+    return [tuple(entry.rsplit(":", 2)) for entry in chain if entry.count(":") >= 2]  # type: ignore[misc]
+
+
 def _forward_line(model: ModelInfo, loop: Optional[str]) -> Optional[str]:
     """The loop's own line that leads to the model's first training forward: where autocast wraps the forward
     and the loss. A model the loop calls through helpers of the script's own (nerf-pytorch's render() ->
     run_network -> batchify; a model's encode() method calling its encoder) is reached from the loop's line,
     not from the innermost helper's; a framework's hook (a Lightning training_step) keeps its own line."""
-    for entry in model.train_called_via:
-        path, line, first = entry.rsplit(":", 2)
+    for path, line, first in _frames(model.train_called_via):
         if loop is not None and f"{path}:{first}" == loop:
             return f"{path}:{line}"
     return model.train_called_at
@@ -343,12 +348,8 @@ def _held_at(model: ModelInfo) -> Optional[str]:
     its training forward: FixMatch's main() calls create_model(args), which calls build_wideresnet() in models/,
     and later calls train(); main()'s line is where the script holds the model. The line that built it when
     no function is on both paths (a Lightning module's forward is called by Lightning, not the script)."""
-    training = {entry.rsplit(":", 2)[0] + ":" + entry.rsplit(":", 1)[1] for entry in model.train_called_via
-                if entry.count(":") >= 2}
-    for entry in model.built_via:
-        if entry.count(":") < 2:
-            continue
-        path, line, first = entry.rsplit(":", 2)
+    training = {f"{path}:{first}" for path, _line, first in _frames(model.train_called_via)}
+    for path, line, first in _frames(model.built_via):
         if f"{path}:{first}" in training:
             return f"{path}:{line}"
     return model.built_at
