@@ -148,6 +148,51 @@ def test_a_loader_a_library_rebuilt_points_at_the_scripts_own_loader(tmp_path):
     assert book.rebuilt_from(loader) is None and book.rebuilt_from(again) is None
 
 
+def test_a_loader_built_under_lightnings_init_wrapper_is_the_scripts_and_its_rebuild_links_to_it(tmp_path):
+    """Lightning puts a wrapper in DataLoader.__init__'s place while it calls train_dataloader() (to save the
+    arguments), then builds a new loader from them when it adds a sampler (strategy="ddp"). The script's
+    DataLoader(...) line built the first: it is the script's loader, and the rebuilt one links to that line
+    (torchx's Lightning example, test set 27: the finding named the hook's def line instead)."""
+    import functools
+
+    from torch.utils.data import DataLoader, TensorDataset
+    book = SiteBook(UserCode((str(tmp_path),)))
+    library = _in_module("lightning_fabric.utilities.data", """
+        def wrap_init_method(init):
+            @functools.wraps(init)
+            def wrapper(obj, *args, **kwargs):
+                obj.saved = (args, kwargs)
+                init(obj, *args, **kwargs)
+            return wrapper
+
+        def request(hook):
+            original = DataLoader.__init__
+            DataLoader.__init__ = wrap_init_method(original)
+            try:
+                return hook()
+            finally:
+                DataLoader.__init__ = original
+
+        def update_dataloader(loader):
+            args, kwargs = loader.saved
+            return DataLoader(*args, **{**kwargs, "shuffle": False})
+        """, DataLoader=DataLoader, functools=functools)
+    original = DataLoader.__init__
+    DataLoader.__init__ = book.wrap_init(DataLoader, link=True)
+    try:
+        script = _main_file(tmp_path / "data.py", "def train_dataloader(data):\n"
+                                                  "    return DataLoader(data, batch_size=8)\n")
+        script["DataLoader"] = DataLoader
+        data = TensorDataset(torch.zeros(16, 2))
+        loader = library["request"](lambda: script["train_dataloader"](data))
+        rebuilt = library["update_dataloader"](loader)
+    finally:
+        DataLoader.__init__ = original
+    assert book.of(loader) == (f"{tmp_path / 'data.py'}:2", None)
+    assert book.of(rebuilt)[1] == "lightning_fabric.utilities.data"
+    assert book.rebuilt_from(rebuilt) == f"{tmp_path / 'data.py'}:2"
+
+
 def test_a_library_without_a_table_that_runs_the_loop_is_named(tmp_path):
     """skorch's NeuralNet.fit, d2l's Trainer.fit: an installed package runs the loop and calls the step. It
     is named by its package (the advice is in its terms where the rules have a table for it, as skorch's

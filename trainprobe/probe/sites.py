@@ -56,10 +56,11 @@ def frame_locals(frame: Any) -> dict:
 
 def _init_of(frame: Any, obj: Any) -> bool:
     """The frame runs an ``__init__`` of ``obj``'s class or of one of its bases (the chain of super().__init__()
-    calls that builds it), told by the code object, without reading the frame's locals."""
+    calls that builds it), told by the code object, without reading the frame's locals. That includes a library's
+    wrapper put in the place of a class's ``__init__``: Lightning wraps DataLoader.__init__ (``wrapper`` in
+    lightning_fabric.utilities.data) while it calls a module's train_dataloader(), to save the arguments; the
+    DataLoader(...) inside is still the script's own line, not a loader Lightning built."""
     code = frame.f_code
-    if code.co_name != "__init__":
-        return False
     for klass in type(obj).__mro__:
         init = klass.__dict__.get("__init__")
         if getattr(init, "__code__", None) is code:
