@@ -6,7 +6,8 @@ Test set 26 had the fix at the expert's line on 1 of 5 scripts. Three classes of
 - a batch-size flag whose value never reaches the loader, because the loader's call writes a number: the
   advice names that line, never "run with --data.batch_size 256" (a LightningCLI course script);
 - a model a helper built (FixMatch's create_model -> build_wideresnet): the line that holds it in the function
-  that goes on to train it, where torch.compile or channels_last wrap it, not the helper's `return Net(...)`.
+  that goes on to train it, not the helper's `return Net(...)`; and where that function moves it to its device
+  (FixMatch's `model.to(args.device)`), the move's line, where torch.compile or channels_last go.
 """
 
 from __future__ import annotations
@@ -96,6 +97,29 @@ def test_a_model_no_training_function_shares_keeps_the_line_that_built_it():
     assert facts_by_name(compute_facts(old))["model_at"] == "/run/main.py:30"
 
 
+def _moved_record(moved_via):
+    record = _model_record("/run/models/w.py:122",
+                           ("/run/models/w.py:122:120", "/run/train.py:236:68", "/run/train.py:501:1"),
+                           ("/run/train.py:360:300", "/run/train.py:296:68", "/run/train.py:501:1"))
+    model = replace(record.settings.models[0], moved_via=moved_via)
+    return with_settings(record, models=(model,))
+
+
+def test_a_whole_model_change_goes_where_the_script_moved_the_model():
+    # FixMatch: main() holds the model at 236 and moves it at 241 (model.to(args.device)).
+    facts = facts_by_name(compute_facts(_moved_record(("/run/train.py:241:68", "/run/train.py:501:1"))))
+    assert (facts["model_at"], facts["model_wrap_at"]) == ("/run/train.py:236", "/run/train.py:241")
+    # main() moving it through a to_device(x) helper of its own (utils.py from line 10): main()'s call of the
+    # helper, not the helper's generic `return x.to(device)`.
+    via_helper = _moved_record(("/run/utils.py:12:10", "/run/train.py:242:68", "/run/train.py:501:1"))
+    assert facts_by_name(compute_facts(via_helper))["model_wrap_at"] == "/run/train.py:242"
+    # Never moved by the script's own code (a CPU run; a library moving it): the line that holds it.
+    assert facts_by_name(compute_facts(_moved_record(())))["model_wrap_at"] == "/run/train.py:236"
+    # Moved only in a function that did not build it (an evaluation helper's model.cpu()): the holding line.
+    elsewhere = _moved_record(("/run/evaluate.py:7:3",))
+    assert facts_by_name(compute_facts(elsewhere))["model_wrap_at"] == "/run/train.py:236"
+
+
 @pytest.mark.slow  # one real run: ~8 s
 def test_a_real_run_names_the_helpers_caller_and_the_written_batch(tmp_path):
     from probe_helpers import ONE_RUN, SCRIPTS, diagnose
@@ -112,6 +136,7 @@ def test_a_real_run_names_the_helpers_caller_and_the_written_batch(tmp_path):
     model = max(record.settings.models, key=lambda m: m.train_calls)
     assert line(model.built_at) == "return Net(width)"  # the innermost line of the script's
     assert line(facts["model_at"]) == "model = create_model(args)"
+    assert line(facts["model_wrap_at"]) == "model.to(device)"
     assert line(facts["loader_batch_at"]) == "batch_size=8,"
     assert facts["flag_batch_size"] is None
     assert (facts["flag_batch_size_unread"], facts["flag_batch_size_unread_value"]) == ("--batch-size", "64")

@@ -275,6 +275,10 @@ class ModelInfo(JsonMixin):
     # each): a model a helper built (build_wideresnet() in models/) is held by the function that called the
     # helper; that function's line is where the script wraps or moves the model.
     built_via: tuple[str, ...] = ()
+    # The script's frames of the last .to(...)/.cuda() its own code called on the model before its first forward,
+    # innermost first, as built_via: FixMatch's main() moving what create_model() built. () when the script
+    # moved it in no line of its own (a CPU run that never moves it; a library that moves it).
+    moved_via: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -93,6 +93,11 @@ FACTS = {
     "model_at": ("text", "The script's line that built the trained model (or led to it), in the function that "
                  "goes on to train it: where a helper built the model (model = create_model(args)), the line that "
                  "called the helper, where the script holds the model to wrap or move it."),
+    "model_wrap_at": ("text", "The script's line where a change to the whole model (torch.compile, channels_last) "
+                      "goes: its last own .to(...)/.cuda() of the trained model before the model ran, in the "
+                      "function that built it (FixMatch's main(): model.to(args.device) after model = "
+                      "create_model(args)); model_at when the script moved it in no line of its own (a CPU run, "
+                      "a library that moves it)."),
     "forward_at": ("text", "The script's line that first called the trained model in a training forward "
                    "(model(x) in the loop, or in a framework's training_step): where autocast wraps the "
                    "forward and loss."),
@@ -355,6 +360,17 @@ def _held_at(model: ModelInfo) -> Optional[str]:
     return model.built_at
 
 
+def _wrap_at(model: ModelInfo) -> Optional[str]:
+    """The line where the script has ``model`` ready to train: its last move of the model (``ModelInfo.moved_via``),
+    read in the innermost of the move's frames whose function also built the model (main() moving it through a
+    to_device(x) helper of its own is main()'s line, not the helper's); the line holding it otherwise."""
+    built = {f"{path}:{first}" for path, _line, first in _frames(model.built_via)}
+    for path, line, first in _frames(model.moved_via):
+        if f"{path}:{first}" in built:
+            return f"{path}:{line}"
+    return _held_at(model)
+
+
 def _batch_variable(record: RunRecord, loader: Optional[LoaderSettings]) -> Optional[BatchVariable]:
     """The variable that set this run's training batch: the one passed by name to the training DataLoader the
     script built, holding its batch size; without a DataLoader, one holding the samples each step (or each
@@ -401,6 +417,7 @@ def compute(record: RunRecord) -> dict[str, object]:
         if s.optimizers and s.optimizers[0].library_param else None,
         "scheduler_at": where(s.schedulers[0].built_at, cwd) if s.schedulers else None,
         "model_at": where(_held_at(models[0]), cwd) if models else None,
+        "model_wrap_at": where(_wrap_at(models[0]), cwd) if models else None,
         "forward_at": where(_forward_line(models[0], s.loop_function), cwd) if models else None,
     }
     out.update(_framework_facts(record, cwd))

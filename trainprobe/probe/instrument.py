@@ -488,6 +488,19 @@ class Instrumentation:
             if "__init__" in vars(cls):
                 self._patch(cls, "__init__", sites.wrap_init(cls, link=cls is DataLoader,
                                                              optimizer=cls is torch.optim.Optimizer))
+        instr = self
+
+        def noting_moves(original):
+            def move(module, *args, **kwargs):
+                moved = original(module, *args, **kwargs)
+                if not (instr.tracing_possible and _is_compiling()):
+                    sites.note_move(module, sys._getframe(1))
+                return moved
+
+            return move
+
+        for name in ("to", "cuda"):
+            self._patch(torch.nn.Module, name, noting_moves(getattr(torch.nn.Module, name)))
         self._patch(argparse._ActionsContainer, "add_argument",  # pylint: disable=protected-access
                     self.reg.flags.wrap_add(argparse._ActionsContainer.add_argument))  # pylint: disable=protected-access
         self._patch(argparse.ArgumentParser, "parse_known_args",

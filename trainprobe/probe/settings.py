@@ -78,6 +78,7 @@ class ModelEntry:
     called_at: Optional[str] = None  # the script's line of the first training forward (instrument.py)
     called_via: tuple[str, ...] = ()  # the script's frames that led to it (sites.called_chain)
     built_via: tuple[str, ...] = ()  # the script's frames that built it (SiteBook.chain)
+    moved_via: tuple[str, ...] = ()  # the script's frames of its last .to()/.cuda() before it ran (SiteBook.moved_via)
 
 
 class Registry:
@@ -159,7 +160,10 @@ class Registry:
         new = entry is None or entry.ref() is not module
         if new:
             inner = unwrap_model(module)[0]
-            entry = ModelEntry(weakref.ref(module), built=self.sites.of(inner), built_via=self.sites.chain(inner))
+            # A wrapper moved as a whole (nn.DataParallel(model).cuda()) was moved after what it wraps was built
+            moved = self.sites.moved_via(module) or self.sites.moved_via(inner)
+            entry = ModelEntry(weakref.ref(module), built=self.sites.of(inner), built_via=self.sites.chain(inner),
+                               moved_via=moved)
             self.models[id(module)] = entry
         entry.calls += 1
         if training and grad:
@@ -373,6 +377,7 @@ def _model_info(entry: ModelEntry) -> Optional[ModelInfo]:
         built_at=entry.built[0],
         built_by=entry.built[1],
         built_via=entry.built_via,
+        moved_via=entry.moved_via,
         train_called_at=entry.called_at, train_called_via=entry.called_via,
     )
     return entry.cached

@@ -399,6 +399,10 @@ class SiteBook:
         # id -> the script's frames that built it, innermost first (called_chain): a model a helper built is
         # held by the function that called the helper, where the script wraps or moves it
         self._chains: dict[int, tuple[str, ...]] = {}
+        # id -> the script's frames (called_chain) of the last .to(...) or .cuda() the script's own line called on
+        # the object: FixMatch's main() moves the model create_model() built; a whole-model change (channels_last,
+        # torch.compile) goes there, once the model is in the form it trains in
+        self._moves: dict[int, tuple[str, ...]] = {}
 
     def note(self, obj: Any, frame: Any) -> None:
         try:
@@ -416,6 +420,21 @@ class SiteBook:
         self._sites.pop(key, None)
         self._library_arguments.pop(key, None)
         self._chains.pop(key, None)
+        self._moves.pop(key, None)
+
+    def note_move(self, obj: Any, frame: Any) -> None:
+        """``obj.to(...)`` or ``obj.cuda()`` was called from ``frame``: kept when that is the script's own line and
+        the script built ``obj``. A library moving the model (Lightning, accelerate's prepare) is not a line of
+        the script's, and is not traced back to one."""
+        try:
+            if frame is not None and self.is_user(frame.f_code.co_filename) and self._entry(obj) is not None:
+                self._moves[id(obj)] = called_chain(frame, self.is_user)
+        except Exception:  # pylint: disable=broad-except  # a frame we cannot read: no line, never a failed move
+            pass
+
+    def moved_via(self, obj: Any) -> tuple[str, ...]:
+        """The script's frames of the last move of ``obj`` (``note_move``), innermost first; () when none."""
+        return self._moves.get(id(obj), ()) if self._entry(obj) is not None else ()
 
     def _entry(self, obj: Any) -> Optional[tuple]:
         entry = self._sites.get(id(obj))
