@@ -38,6 +38,7 @@ them differ, so the script failed with TracingCheckError where python ran it
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import sys
 import threading
@@ -491,6 +492,7 @@ class Instrumentation:
         instr = self
 
         def noting_moves(original):
+            @functools.wraps(original)  # help(model.to) and inspect.signature stay torch's
             def move(module, *args, **kwargs):
                 moved = original(module, *args, **kwargs)
                 if not (instr.tracing_possible and _is_compiling()):
