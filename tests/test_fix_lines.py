@@ -1,10 +1,11 @@
 """Each finding names the line it changes, as a linter does (issue 25, item 3).
 
-Test set 26 had the fix at the expert's line on 1 of 5 scripts. Three classes of miss are tested here:
+Test set 26 had the fix at the expert's line on 1 of 5 scripts. The classes of miss tested here, from sets 26-28:
 - the batch size written inside a DataLoader call that spans lines (`batch_size=32,` two lines below
   `DataLoader(`): the argument's own line, not the call's first;
 - a batch-size flag whose value never reaches the loader, because the loader's call writes a number: the
   advice names that line, never "run with --data.batch_size 256" (a LightningCLI course script);
+- a flag declared over several lines (pytorch-flows, set 28): the line that writes its default;
 - a model a helper built (FixMatch's create_model -> build_wideresnet): the line that holds it in the function
   that goes on to train it, not the helper's `return Net(...)`; and where that function moves it to its device
   (FixMatch's `model.to(args.device)`), the move's line, where torch.compile or channels_last go.
@@ -71,6 +72,15 @@ def test_a_flag_stays_the_knob_when_the_loader_takes_a_computed_batch():
     assert facts["flag_batch_size"] == "--data.batch_size"
     assert facts["flag_batch_size_unread"] is None
     assert facts["loader_batch_at"] == "/run/data.py:160"
+
+
+def test_a_flags_line_is_where_its_default_is_written():
+    record = _loader_record(written=None)  # batch_size=args.batch_size: the flag is the knob
+    flag = replace(record.settings.cli_flags[0], declared_at="/run/main.py:24", default_at="/run/main.py:27")
+    facts = facts_by_name(compute_facts(with_settings(record, cli_flags=(flag,))))
+    assert facts["flag_batch_size_at"] == "/run/main.py:27"
+    older = facts_by_name(compute_facts(record))  # a record made before default_at: the call's line
+    assert older["flag_batch_size_at"] == "/run/main.py:4"
 
 
 def _model_record(built_at, built_via, called_via):

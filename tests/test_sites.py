@@ -255,6 +255,40 @@ def test_the_scripts_command_line_options_are_noted():
     assert flags["amp"].value == "True" and "help" not in flags
 
 
+def test_a_flags_fix_names_the_line_that_writes_its_default(tmp_path):
+    """pytorch-flows (test set 28) declares --batch-size over five lines; its expert changes `default=100,` on the
+    fourth, where the probe named the call's first line. An option declared on one line keeps that line; one with
+    no default= keeps the call's line."""
+    book = FlagBook(UserCode((str(tmp_path),)))
+    script = _main_file(tmp_path / "main.py", textwrap.dedent("""\
+        def parse(argparse, argv):
+            parser = argparse.ArgumentParser()
+            parser.add_argument(
+                '--batch-size',
+                type=int,
+                default=100,
+                help='input batch size')
+            parser.add_argument('--lr', type=float, default=0.1)
+            parser.add_argument(
+                '--amp',
+                action='store_true')
+            return parser.parse_args(argv)
+        """))
+    originals = argparse._ActionsContainer.add_argument, argparse.ArgumentParser.parse_known_args
+    argparse._ActionsContainer.add_argument = book.wrap_add(originals[0])
+    argparse.ArgumentParser.parse_known_args = book.wrap(originals[1])
+    try:
+        args = script["parse"](argparse, ["--lr", "0.5"])
+    finally:
+        argparse._ActionsContainer.add_argument, argparse.ArgumentParser.parse_known_args = originals
+    assert (args.batch_size, args.lr, args.amp) == (100, 0.5, False)
+    flags = {f.dest: f for f in book.flags.values()}
+    at = f"{tmp_path / 'main.py'}:"
+    assert (flags["batch_size"].declared_at, flags["batch_size"].default_at) == (at + "3", at + "6")
+    assert flags["lr"].default_at == at + "8"
+    assert (flags["amp"].declared_at, flags["amp"].default_at) == (at + "9", None)
+
+
 def test_a_notebooks_settings_call_is_found_in_an_earlier_cell(tmp_path):
     """skorch's MNIST notebook (test set 4) builds its net in cell 19 and fits it in cell 20: the advice names
     the NeuralNetClassifier(...) line of cell 19, not the fit."""

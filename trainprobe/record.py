@@ -348,6 +348,9 @@ class CliFlag(JsonMixin):
     value: Optional[str] = None  # as text
     choices: tuple[str, ...] = ()  # the values it accepts, where the parser lists them (--precision amp_bf16...)
     declared_at: Optional[str] = None  # the script's add_argument(...) line that declared it: "file.py:line"
+    # The line of that call that writes its default (`default=100,` three lines into a multi-line add_argument(...)),
+    # where a user changes it; None when the call writes none or its source was not read.
+    default_at: Optional[str] = None
 
 
 @dataclass(frozen=True)

@@ -316,19 +316,21 @@ def _framework_facts(record: RunRecord, cwd: str) -> dict[str, object]:
 # Where each option was declared: a flag's fix changes its default there (or the command line).
 _FLAG_FACTS = (*_FLAGS, "flag_bf16", "flag_fp16")
 FACTS.update({
-    f"{fact}_at": ("text", f"The script's add_argument(...) line that declared {fact}'s option (the first, for "
-                   "an option with its value or a second option), where its default is set: 'file.py:line'.")
+    f"{fact}_at": ("text", f"Where the script sets the default of {fact}'s option (the first, for an option with "
+                   "its value or a second option): the line of its add_argument(...) call that writes default=, "
+                   "else the call's line: 'file.py:line'.")
     for fact in _FLAG_FACTS
 })
 
 
 def _declared_at(record: RunRecord, words: Optional[str], cwd: str) -> Optional[str]:
-    """The line that declared the option ``words`` begins with ("--precision amp_bf16" -> --precision's)."""
+    """The line that sets the default of the option ``words`` begins with ("--precision amp_bf16" -> --precision's):
+    the line writing default= in its add_argument(...) call (a record made before it was noted: the call's line)."""
     if not words:
         return None
     option = words.split()[0]
     flag = next((f for f in record.settings.cli_flags if option in f.options), None)
-    return where(flag.declared_at, cwd) if flag is not None else None
+    return where(flag.default_at or flag.declared_at, cwd) if flag is not None else None
 
 
 def _frames(chain: tuple[str, ...]) -> list[tuple[str, str, str]]:

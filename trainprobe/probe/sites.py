@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import inspect
 import os
 import sys
@@ -20,7 +21,7 @@ from typing import Any, Callable, Optional
 
 from ..notebook.cells import cells_back
 from ..record import CliFlag, FrameworkInfo
-from .sourcelines import assigned_before, call_in_class, enclosing_loop, first_call, parameter_lines, passed_through
+from .sourcelines import argument_written, assigned_before, call_in_class, enclosing_loop, first_call, parameter_lines, passed_through
 
 __all__ = ["SiteBook", "FlagBook", "UserCode", "LibraryArgument", "site", "built_site", "calling_library", "called_chain",
            "frame_local", "frame_locals",
@@ -385,6 +386,19 @@ def loop_function(frame: Any, is_user: UserCode) -> Optional[str]:
         return f"{user.f_code.co_filename}:{user.f_code.co_firstlineno}" if user is not None else None
     except Exception:  # pylint: disable=broad-except
         return None
+
+
+@functools.lru_cache(maxsize=512)  # a parser may parse many times (jsonargparse's subcommands): read each call once
+def _default_written_at(declared: Optional[str]) -> Optional[str]:
+    """The line of the script's add_argument(...) call at ``declared`` ("file.py:line") that writes ``default=``:
+    pytorch-flows declares --batch-size over five lines, its default on the fourth, the line its expert changes."""
+    if not declared or ":" not in declared:
+        return None
+    path, line = declared.rsplit(":", 1)
+    if not line.isdigit():
+        return None
+    found = argument_written(path, int(line), "default", 10 ** 6, "add_argument")  # default= is keyword-only
+    return f"{path}:{found[0]}" if found is not None else None
 
 
 class SiteBook:
@@ -873,10 +887,11 @@ class FlagBook:
                         or action.dest.endswith(".help"):  # jsonargparse's --trainer.callbacks.help
                     continue
                 value = _parsed(namespace, action.dest)
+                declared = self.declared.get(id(action))
                 self.flags[tuple(action.option_strings)] = CliFlag(
                     options=tuple(action.option_strings), dest=action.dest,
                     value=None if value is None else _text(value)[:80], choices=_choices(action.choices),
-                    declared_at=self.declared.get(id(action)))
+                    declared_at=declared, default_at=_default_written_at(declared))
         except Exception:  # pylint: disable=broad-except
             pass
 
