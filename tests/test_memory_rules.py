@@ -153,6 +153,37 @@ def test_a_model_that_is_never_trained_running_with_autograd_is_not_validation()
     assert finding.severity == "warning" and finding.title.startswith("validation builds")
 
 
+def test_a_summary_forward_before_training_is_not_validation():
+    """deep-person-reid (test set 28) counts its model's FLOPs before training: model.eval() and one forward with
+    autograd on. That forward is not a validation of the model being trained: no finding. Validation forwards
+    with autograd after training began stay a warning, counted without the summary's."""
+    from rule_cases.records import cpu_record, with_model
+
+    trained = with_model(cpu_record(), eval_calls=0, eval_calls_with_grad=0).settings.models[0]
+
+    def findings(eval_calls):
+        model = replace(trained, eval_calls=eval_calls, eval_calls_with_grad=eval_calls,
+                        eval_calls_with_grad_before_training=1)
+        return [f for f in diagnose(with_settings(cpu_record(), models=(model,))).findings
+                if f.id == "validation-without-no-grad"]
+
+    assert findings(1) == []
+    validating = findings(41)
+    assert validating and validating[0].severity == "warning" and "(40 eval forwards" in validating[0].title
+
+
+@pytest.mark.slow  # one real run: ~8 s
+def test_a_real_summary_forward_is_counted_apart(tmp_path):
+    from probe_helpers import ONE_RUN, SCRIPTS, diagnose as run_diagnose
+    from trainprobe.facts import compute_facts, facts_by_name
+
+    proc, record = run_diagnose(tmp_path / "out", *ONE_RUN, str(SCRIPTS / "summary_before_training.py"))
+    assert proc.returncode == 0, proc.stderr
+    model = max(record.settings.models, key=lambda m: m.train_calls)
+    assert (model.eval_calls_with_grad, model.eval_calls_with_grad_before_training) == (1, 1)
+    assert facts_by_name(compute_facts(record))["eval_calls_with_grad"] == 0
+
+
 def test_a_librarys_own_eval_forwards_with_autograd_are_not_the_scripts_validation():
     """Test set 12's tianshou DQN: the library's own code ran the trained policy in eval mode with autograd on
     (its targets), 389 times inside the steps. No line of the script makes them: info, naming the library. When

@@ -263,6 +263,9 @@ class ModelInfo(JsonMixin):
     eval_calls: int = 0
     eval_calls_with_grad: int = 0  # eval-mode forwards that still built a graph
     eval_calls_with_grad_by_library: int = 0  # of those, the ones a library's code called, not the script's
+    # Of eval_calls_with_grad, the script's own made before the model's first training forward: a model summary or
+    # FLOP count (torchreid's compute_model_complexity), not a validation of the model being trained.
+    eval_calls_with_grad_before_training: int = 0
     eval_with_grad_by: Optional[str] = None  # the module of the library that called the first of them
     input_shapes: tuple[str, ...] = ()  # distinct first-input shapes seen (capped)
     built_at: Optional[str] = None  # as LoaderSettings.built_at

@@ -25,6 +25,7 @@ from __future__ import annotations
 from typing import Optional
 
 from ..record import RunRecord
+from .settings import eval_forwards_with_grad
 
 __all__ = ["FIX_FACTS", "FIT_MARGIN", "savings", "accumulation_plan"]
 
@@ -119,7 +120,7 @@ def savings(record: RunRecord, facts: dict[str, object]) -> dict[str, object]:
         out["memory_saving_amp"] = int(activations * _AMP_SAVING)  # type: ignore[operator]
     if _number(facts.get("checkpoint_saving")) and facts["checkpoint_saving"]:
         out["memory_saving_checkpointing"] = int(facts["checkpoint_saving"] * scale)  # type: ignore[operator]
-    with_grad = sum(m.eval_calls_with_grad for m in settings.models)
+    with_grad = eval_forwards_with_grad(settings.models)
     saved, samples = facts.get("memory_saved_activations"), record.memory.census.samples
     eval_batch = _eval_batch(record)
     if with_grad and _number(saved) and samples and eval_batch:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..record import RunRecord, Settings
+from ..record import ModelInfo, RunRecord, Settings
 
 __all__ = ["FAMILY", "FACTS", "compute"]
 
@@ -53,7 +53,9 @@ FACTS = {
     "channels_last": ("bool", "4-d weights are in channels_last memory format."),
     "input_shape_count": ("count", "Distinct input shapes the model saw (1 = fixed shapes)."),
     "eval_calls": ("count", "Eval-mode forwards of the model."),
-    "eval_calls_with_grad": ("count", "Eval-mode forwards that still built an autograd graph."),
+    "eval_calls_with_grad": ("count", "Eval-mode forwards that still built an autograd graph; a trained model's made "
+                             "by the script before its first training forward (a model summary or FLOP count) are "
+                             "left out."),
     "frozen_eval_calls_with_grad": ("count", "Of eval_calls_with_grad, those of models never run in training mode: "
                                     "a DQN's target network, a distillation teacher, an EMA copy."),
     "eval_with_grad_only_frozen": ("bool", "Every eval-mode forward that built a graph was one of a model never "
@@ -107,12 +109,20 @@ def _tf32(s) -> object:
     return s.float32_matmul_precision in ("high", "medium")
 
 
+def eval_forwards_with_grad(models: tuple[ModelInfo, ...]) -> int:
+    """The eval-mode forwards that built an autograd graph, less a trained model's that the script made before its
+    first training forward: a model summary or FLOP count (deep-person-reid's compute_model_complexity, test set
+    28) is not its validation."""
+    return sum(m.eval_calls_with_grad - (m.eval_calls_with_grad_before_training if m.train_calls else 0)
+               for m in models)
+
+
 def _model_facts(record: RunRecord) -> dict[str, object]:
     models = record.settings.models
     if not models:
         return {}
     m = max(models, key=lambda x: x.train_calls)
-    with_grad = sum(x.eval_calls_with_grad for x in models)
+    with_grad = eval_forwards_with_grad(models)
     frozen = sum(x.eval_calls_with_grad for x in models if not x.train_calls)
     # A trained model's eval forwards with autograd that a library's code made: the user has no line to wrap.
     library = sum(x.eval_calls_with_grad_by_library for x in models if x.train_calls)

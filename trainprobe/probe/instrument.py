@@ -644,6 +644,8 @@ class Instrumentation:
             if library is not None:
                 entry.eval_calls_with_grad_by_library += 1
                 entry.eval_with_grad_by = entry.eval_with_grad_by or library
+            elif not entry.train_calls:
+                entry.eval_calls_with_grad_before_training += 1  # a summary or FLOP count, if it goes on to train
         if phase == "forward" and isinstance(first, torch.Tensor):
             if first.dim() >= 2:  # a 1-d input is one sample's features (an RL policy acting), not a batch
                 self.clock.note_forward_batch(first.shape[0])

@@ -69,6 +69,7 @@ class ModelEntry:
     eval_calls: int = 0
     eval_calls_with_grad: int = 0
     eval_calls_with_grad_by_library: int = 0  # of those, the ones a library's code called (probe/sites.py)
+    eval_calls_with_grad_before_training: int = 0  # of the others, those made before its first training forward
     eval_with_grad_by: Optional[str] = None  # the module of the library that called the first of them
     shapes: list[str] = field(default_factory=list)
     seen_shapes: set = field(default_factory=set)
@@ -338,6 +339,7 @@ def _model_info(entry: ModelEntry) -> Optional[ModelInfo]:
             entry.cached, calls=entry.calls, train_calls=entry.train_calls, eval_calls=entry.eval_calls,
             eval_calls_with_grad=entry.eval_calls_with_grad,
             eval_calls_with_grad_by_library=entry.eval_calls_with_grad_by_library,
+            eval_calls_with_grad_before_training=entry.eval_calls_with_grad_before_training,
             eval_with_grad_by=entry.eval_with_grad_by, input_shapes=tuple(entry.shapes),
             train_called_at=entry.called_at, train_called_via=entry.called_via,
         )
@@ -372,6 +374,7 @@ def _model_info(entry: ModelEntry) -> Optional[ModelInfo]:
         eval_calls=entry.eval_calls,
         eval_calls_with_grad=entry.eval_calls_with_grad,
         eval_calls_with_grad_by_library=entry.eval_calls_with_grad_by_library,
+        eval_calls_with_grad_before_training=entry.eval_calls_with_grad_before_training,
         eval_with_grad_by=entry.eval_with_grad_by,
         input_shapes=tuple(entry.shapes),
         built_at=entry.built[0],
