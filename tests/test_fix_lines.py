@@ -6,6 +6,7 @@ Test set 26 had the fix at the expert's line on 1 of 5 scripts. The classes of m
 - a batch-size flag whose value never reaches the loader, because the loader's call writes a number: the
   advice names that line, never "run with --data.batch_size 256" (a LightningCLI course script);
 - a flag declared over several lines (pytorch-flows, set 28): the line that writes its default;
+- a block checkpointed in a model's forward (fast-DiT, set 28): the checkpoint(...) call's line;
 - a model a helper built (FixMatch's create_model -> build_wideresnet): the line that holds it in the function
   that goes on to train it, not the helper's `return Net(...)`; and where that function moves it to its device
   (FixMatch's `model.to(args.device)`), the move's line, where torch.compile or channels_last go.
@@ -150,3 +151,20 @@ def test_a_real_run_names_the_helpers_caller_and_the_written_batch(tmp_path):
     assert line(facts["loader_batch_at"]) == "batch_size=8,"
     assert facts["flag_batch_size"] is None
     assert (facts["flag_batch_size_unread"], facts["flag_batch_size_unread_value"]) == ("--batch-size", "64")
+
+
+@pytest.mark.slow  # one real run: ~8 s
+def test_a_checkpointing_fix_names_the_scripts_checkpoint_call(tmp_path):
+    """fast-DiT (test set 28) checkpoints each block in DiT.forward; its expert turns that off at the
+    checkpoint(...) line, where checkpointing-with-room named the loop's forward."""
+    from probe_helpers import ONE_RUN, SCRIPTS, diagnose
+
+    script = SCRIPTS / "checkpointed.py"
+    proc, record = diagnose(tmp_path / "out", *ONE_RUN, str(script))
+    assert proc.returncode == 0, proc.stderr
+    lines = script.read_text(encoding="utf-8").splitlines()
+    facts = facts_by_name(compute_facts(record))
+    assert facts["activation_checkpointing"] is True
+    at = facts["checkpoint_call_at"]
+    assert lines[int(at.rsplit(":", 1)[1]) - 1].strip() == "x = checkpoint(block, x, use_reentrant=False)"
+

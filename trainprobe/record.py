@@ -429,6 +429,9 @@ class Settings(JsonMixin):
     # Module forwards run inside backward (activation checkpointing recomputing), counted while the probe hooks
     # every module (the first steps; then only the top-level models): a sign, not a count per step.
     recomputed_forwards: int = 0
+    # The script's own line of its first torch.utils.checkpoint.checkpoint(...) call (fast-DiT's DiT.forward):
+    # where a block is checkpointed, the line to change to turn it off. None when a library made the calls.
+    checkpoint_called_at: Optional[str] = None
     env_flags: dict[str, str] = field(default_factory=dict)  # relevant environment variables
     framework: Optional[FrameworkInfo] = None  # None: no step seen yet, or a record made before it was read
     loop_at: Optional[str] = None  # "file.py:line" of the user's training loop (its for/while statement)

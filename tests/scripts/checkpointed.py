@@ -1,5 +1,6 @@
 """A small MLP whose four blocks run under activation checkpointing (torch.utils.checkpoint, non-reentrant): each
-backward runs the four blocks' forwards again. Used by tests/test_memory_rules.py; random data.
+backward runs the four blocks' forwards again. Used by tests/test_memory_rules.py and tests/test_fix_lines.py (the
+checkpoint(...) line, where a checkpointing fix goes, as in fast-DiT's DiT.forward, test set 28); random data.
 """
 import torch
 import torch.nn as nn

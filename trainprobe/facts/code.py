@@ -98,6 +98,8 @@ FACTS = {
                       "function that built it (FixMatch's main(): model.to(args.device) after model = "
                       "create_model(args)); model_at when the script moved it in no line of its own (a CPU run, "
                       "a library that moves it)."),
+    "checkpoint_call_at": ("text", "The script's own line of its first torch.utils.checkpoint.checkpoint(...) call "
+                           "(a block checkpointed in a model's forward): where checkpointing is turned off."),
     "forward_at": ("text", "The script's line that first called the trained model in a training forward "
                    "(model(x) in the loop, or in a framework's training_step): where autocast wraps the "
                    "forward and loss."),
@@ -421,6 +423,7 @@ def compute(record: RunRecord) -> dict[str, object]:
         "model_at": where(_held_at(models[0]), cwd) if models else None,
         "model_wrap_at": where(_wrap_at(models[0]), cwd) if models else None,
         "forward_at": where(_forward_line(models[0], s.loop_function), cwd) if models else None,
+        "checkpoint_call_at": where(s.checkpoint_called_at, cwd),
     }
     out.update(_framework_facts(record, cwd))
     for fact, dests in _FLAGS.items():

@@ -464,6 +464,7 @@ class Instrumentation:
             return original_module_compile(module, *args, **kwargs)
 
         self._patch(torch.nn.Module, "compile", module_compile)
+        self._install_checkpoint_line()
         for name in ("trace", "trace_module"):  # torch.jit's tracer runs the model under our hooks
             original_trace = getattr(torch.jit, name, None)
             if original_trace is not None:
@@ -477,6 +478,25 @@ class Instrumentation:
                 return original_export(*args, **kwargs)
 
             self._patch(export_module, "export", export)
+
+    def _install_checkpoint_line(self) -> None:
+        """Note the script's own line of its first torch.utils.checkpoint.checkpoint(...) call: the line a
+        checkpointing fix changes (fast-DiT checkpoints each block in DiT.forward). Recomputed forwards run inside
+        backward, where that line is no longer on the stack."""
+        from torch.utils import checkpoint as checkpointing
+
+        instr = self
+        original = checkpointing.checkpoint
+
+        @functools.wraps(original)
+        def checkpoint(function, *args, **kwargs):
+            if instr.reg.checkpoint_called_at is None and not (instr.tracing_possible and _is_compiling()):
+                caller = sys._getframe(1)
+                if instr.reg.sites.is_user(caller.f_code.co_filename):
+                    instr.reg.checkpoint_called_at = f"{caller.f_code.co_filename}:{caller.f_lineno}"
+            return original(function, *args, **kwargs)
+
+        self._patch(checkpointing, "checkpoint", checkpoint)
 
     def _install_sites(self) -> None:
         """Note where the script builds its loaders, optimizers, schedulers and modules (once per object),

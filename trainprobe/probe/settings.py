@@ -94,6 +94,7 @@ class Registry:
         self.loop_function: Optional[str] = None
         self.batch_variables: tuple[BatchVariable, ...] = ()  # read with the loop's line (probe/batchvars.py)
         self.recomputed_forwards = 0  # top-level module forwards inside backward (activation checkpointing)
+        self.checkpoint_called_at: Optional[str] = None  # the script's first checkpoint(...) line (instrument.py)
         self.padding = PaddingTally()  # the first training batches' padding (probe/padding.py)
         self.unoptimized = GradTally()  # weights with gradients that no optimizer holds (probe/unoptimized.py)
         # nn.MultiheadAttention's training calls that made their weights (need_weights=True): count, seconds, and
@@ -475,6 +476,7 @@ def read_settings(reg: Registry, step_boundary: Optional[str], compiled: bool) -
         step_boundary=step_boundary or "none",
         grad_accumulation=(backward_calls / reg.optimizer_steps) if reg.optimizer_steps else None,
         recomputed_forwards=reg.recomputed_forwards,
+        checkpoint_called_at=reg.checkpoint_called_at,
         env_flags={k: os.environ[k] for k in _ENV_FLAGS if k in os.environ},
         framework=reg.framework,
         loop_at=reg.loop_at,
