@@ -21,7 +21,8 @@ from typing import Any, Callable, Optional
 
 from ..notebook.cells import cells_back
 from ..record import CliFlag, FrameworkInfo
-from .sourcelines import argument_written, assigned_before, call_in_class, enclosing_loop, first_call, parameter_lines, passed_through
+from .sourcelines import (argument_written, assigned_before, call_in_class, enclosing_loop, first_call, parameter_lines,
+                          passed_through)
 
 __all__ = ["SiteBook", "FlagBook", "UserCode", "LibraryArgument", "site", "built_site", "calling_library", "called_chain",
            "frame_local", "frame_locals",
