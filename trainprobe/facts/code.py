@@ -64,6 +64,10 @@ FACTS = {
                   "of the script's loader, which holds the settings to change."),
     "loader_batch_at": ("text", "The line of the script's DataLoader call that writes its batch_size "
                         "(batch_size=32, two lines into a DataLoader( that spans lines): where a batch-size fix goes."),
+    "batch_written_at": ("text", "The line that writes the training DataLoader's batch size: loader_batch_at, else the "
+                         "loader's line (loader_at)."),
+    "batch_set_at": ("text", "The line a batch-size fix changes: the script's variable holding the batch "
+                     "(batch_variable_at), else batch_written_at."),
     "flag_batch_size_unread": ("text", "The script's batch-size option (--data.batch_size) when the training "
                                "DataLoader's batch_size is written as a number at loader_batch_at: no value of "
                                "the option reaches that loader, so advice names the line, not the option."),
@@ -429,6 +433,8 @@ def compute(record: RunRecord) -> dict[str, object]:
     for fact, dests in _FLAGS.items():
         out[fact] = _flag(record, dests)
     out["loader_batch_at"] = where(loader.batch_size_at, cwd) if loader is not None else None
+    out["batch_written_at"] = out["loader_batch_at"] or out["loader_at"]
+    out["batch_set_at"] = out["batch_variable_at"] or out["batch_written_at"]
     out["flag_batch_size_unread"] = out["flag_batch_size_unread_value"] = None
     if out["flag_batch_size"] is not None and _batch_written_as_number(loader):
         # A number in the DataLoader call: the option sets something else (another loader, or nothing), and
