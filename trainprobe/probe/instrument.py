@@ -69,7 +69,8 @@ from .peak import measure_peak
 from .profsummary import summarize_profile
 from .samples import batch_samples, collation
 from .settings import Registry, read_settings, unwrap_model
-from .sites import UserCode, batch_fetcher, called_chain, called_site, calling_library, detect_framework, loop_function
+from .sites import (UserCode, batch_fetcher, called_chain, called_site, calling_library, detect_framework,
+                    loop_function, site)
 from .windows import ProfilerWindow, PythonWindow
 from .workers import WorkerInit, flush_stats
 
@@ -493,7 +494,7 @@ class Instrumentation:
             if instr.reg.checkpoint_called_at is None and not (instr.tracing_possible and _is_compiling()):
                 caller = sys._getframe(1)
                 if instr.reg.sites.is_user(caller.f_code.co_filename):
-                    instr.reg.checkpoint_called_at = f"{caller.f_code.co_filename}:{caller.f_lineno}"
+                    instr.reg.checkpoint_called_at = site(caller)
             return original(function, *args, **kwargs)
 
         self._patch(checkpointing, "checkpoint", checkpoint)

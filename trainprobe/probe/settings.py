@@ -23,7 +23,7 @@ from .configfiles import ConfigWatch, read_config_files
 from .sites import LibraryArgument, FlagBook, SiteBook, UserCode
 from .padding import PaddingTally, padding_call
 from .unoptimized import CHECKS as UNOPTIMIZED_CHECKS, GradTally
-from .sourcelines import argument_written, calls_named, cuda_autocast_call
+from .sourcelines import argument_written_at, calls_named, cuda_autocast_call
 
 __all__ = ["Registry", "read_settings", "qualname", "unwrap_model"]
 
@@ -269,13 +269,7 @@ def _loader_settings(entry: LoaderEntry) -> Optional[LoaderSettings]:
 def _batch_size_written(site: Optional[str]) -> tuple[Optional[str], Optional[int]]:
     """The line of the script's DataLoader call at ``site`` that writes batch_size (its keyword, or
     DataLoader's second positional argument), and the integer literal written there; (None, None) unread."""
-    if not site or ":" not in site:
-        return None, None
-    path, line = site.rsplit(":", 1)
-    if not line.isdigit():
-        return None, None
-    found = argument_written(path, int(line), "batch_size", 1, "DataLoader")
-    return (f"{path}:{found[0]}", found[1]) if found is not None else (None, None)
+    return argument_written_at(site, "batch_size", 1, "DataLoader") or (None, None)
 
 
 def _optimizer_settings(index: int, optimizer: Any, steps: int,

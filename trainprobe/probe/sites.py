@@ -21,7 +21,7 @@ from typing import Any, Callable, Optional
 
 from ..notebook.cells import cells_back
 from ..record import CliFlag, FrameworkInfo
-from .sourcelines import (argument_written, assigned_before, call_in_class, enclosing_loop, first_call, parameter_lines,
+from .sourcelines import (argument_written_at, assigned_before, call_in_class, enclosing_loop, first_call, parameter_lines,
                           passed_through)
 
 __all__ = ["SiteBook", "FlagBook", "UserCode", "LibraryArgument", "site", "built_site", "calling_library", "called_chain",
@@ -393,13 +393,8 @@ def loop_function(frame: Any, is_user: UserCode) -> Optional[str]:
 def _default_written_at(declared: Optional[str]) -> Optional[str]:
     """The line of the script's add_argument(...) call at ``declared`` ("file.py:line") that writes ``default=``:
     pytorch-flows declares --batch-size over five lines, its default on the fourth, the line its expert changes."""
-    if not declared or ":" not in declared:
-        return None
-    path, line = declared.rsplit(":", 1)
-    if not line.isdigit():
-        return None
-    found = argument_written(path, int(line), "default", 10 ** 6, "add_argument")  # default= is keyword-only
-    return f"{path}:{found[0]}" if found is not None else None
+    found = argument_written_at(declared, "default", 10 ** 6, "add_argument")  # default= is keyword-only
+    return found[0] if found is not None else None
 
 
 class SiteBook:

@@ -15,7 +15,8 @@ from typing import Callable, Iterable, Iterator, Optional
 
 __all__ = ["parameter_lines", "calls_in", "calls_named", "enclosing_loop", "enclosing_function", "first_call",
            "calls_in_function", "training_after", "training_call", "passed_through", "call_in_class",
-           "assigned_before", "literal_assigned", "call_passes_name", "argument_written"]
+           "assigned_before", "literal_assigned", "call_passes_name", "argument_written",
+           "argument_written_at"]
 
 
 @lru_cache(maxsize=64)
@@ -356,3 +357,17 @@ def argument_written(path: str, line: int, keyword: str, position: int, callee: 
         literal = value.value if isinstance(value, ast.Constant) and type(value.value) is int else None
         return value.lineno, literal
     return None
+
+
+def argument_written_at(site: Optional[str], keyword: str, position: int, callee: str
+                        ) -> Optional[tuple[str, Optional[int]]]:
+    """``argument_written`` for a call at ``site`` ("file.py:line", as the probe notes a call's line): the
+    argument's own line as "file.py:line", and its integer literal or None. None when ``site`` is not a file's
+    line, or no call there passes the argument."""
+    if not site or ":" not in site:
+        return None
+    path, line = site.rsplit(":", 1)
+    if not line.isdigit():
+        return None
+    found = argument_written(path, int(line), keyword, position, callee)
+    return (f"{path}:{found[0]}", found[1]) if found is not None else None
