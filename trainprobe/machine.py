@@ -208,6 +208,36 @@ def get_libjpeg_turbo() -> Optional[bool]:
     return _guard(read)
 
 
+# ------------------------------------------------------------ C allocator
+
+_ALLOCATORS = ("jemalloc", "tcmalloc", "mimalloc")
+
+
+def get_libc() -> Optional[str]:
+    """The C library Python links, as "glibc 2.36"; "" where it cannot tell (musl, macOS)."""
+    def read() -> str:
+        name, version = platform.libc_ver()
+        return f"{name} {version}".strip() if name else ""
+    return _guard(read)
+
+
+def get_malloc_preload(environ: Optional[dict] = None) -> str:
+    """The allocator library LD_PRELOAD puts in glibc malloc's place, or ""."""
+    for entry in (environ if environ is not None else os.environ).get("LD_PRELOAD", "").replace(":", " ").split():
+        base = os.path.basename(entry)
+        if any(name in base for name in _ALLOCATORS):
+            return base
+    return ""
+
+
+def get_malloc_env(environ: Optional[dict] = None) -> tuple[str, ...]:
+    """The glibc malloc settings the environment sets: MALLOC_*_ variables and malloc tunables."""
+    env = environ if environ is not None else os.environ
+    found = [f"{k}={v}" for k, v in sorted(env.items()) if k.startswith("MALLOC_") and k.endswith("_")]
+    tunables = [t for t in env.get("GLIBC_TUNABLES", "").split(":") if t.startswith("glibc.malloc.")]
+    return tuple(found + tunables)
+
+
 # ------------------------------------------------------------------- disks
 
 def _mount_for(path: str) -> Optional[Any]:
@@ -533,5 +563,8 @@ def _collect(data_paths: Sequence[str], include_torch: bool) -> Environment:
         pillow_simd=get_pillow_simd(),
         libjpeg_turbo=get_libjpeg_turbo(),
         disks=tuple(get_disk_info(p) for p in data_paths),
+        libc=get_libc(),
+        malloc_preload=get_malloc_preload(),
+        malloc_env=get_malloc_env(),
         **torch_facts,
     )

@@ -164,6 +164,12 @@ class Environment(JsonMixin):
     torch_threads: Optional[int] = None
     torch_interop_threads: Optional[int] = None
     disks: tuple[DiskInfo, ...] = ()
+    # The C library the script's Python links ("glibc 2.36"; "" where Python cannot tell), an allocator
+    # the run preloads in its place (LD_PRELOAD naming jemalloc, tcmalloc or mimalloc), and the glibc
+    # malloc settings the run's environment already sets ("MALLOC_MMAP_MAX_=0"): allocator-page-churn's.
+    libc: Optional[str] = None
+    malloc_preload: str = ""
+    malloc_env: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -741,6 +747,9 @@ class ProcessSeries(JsonMixin):
     read_chars: tuple[int, ...] = ()  # cumulative, page cache hits included
     threads: tuple[int, ...] = ()
     cpu_wait: tuple[float, ...] = ()  # cumulative seconds its threads waited for a CPU (run queue)
+    cpu_user: tuple[float, ...] = ()  # cumulative CPU seconds in its own code (/proc/PID/stat utime)
+    cpu_system: tuple[float, ...] = ()  # cumulative CPU seconds in the kernel on its behalf (stime)
+    minor_faults: tuple[int, ...] = ()  # cumulative minor page faults: pages mapped in on first touch (minflt)
 
 
 @dataclass(frozen=True)

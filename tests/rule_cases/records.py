@@ -272,6 +272,25 @@ def with_cpu_wait(record: RunRecord, main: float, worker: float = 0.0) -> RunRec
     return replace(record, samples=replace(record.samples, processes=procs))
 
 
+def with_kernel_time(record: RunRecord, system_share: float, faults_per_s: float, libc: str = "glibc 2.36",
+                     preload: str = "") -> RunRecord:
+    """The training process's CPU split between its own code and the kernel (``system_share``), and its minor
+    page faults (/proc/PID/stat), cumulative like the sampler's; and the C library and preloaded allocator."""
+    def kernel(p):
+        if p.role != "main":
+            return p
+        cpu, total = [], 0.0
+        for i, percent in enumerate(p.cpu_percent):  # CPU seconds used, summed as the kernel counts them
+            total += percent / 100.0 * (p.t[i] - p.t[i - 1]) if i else 0.0
+            cpu.append(total)
+        return replace(p, cpu_user=tuple(round(c * (1 - system_share), 6) for c in cpu),
+                       cpu_system=tuple(round(c * system_share, 6) for c in cpu),
+                       minor_faults=tuple(int(faults_per_s * t) for t in p.t))
+    procs = tuple(kernel(p) for p in record.samples.processes)
+    record = replace(record, samples=replace(record.samples, processes=procs))
+    return with_env(record, libc=libc, malloc_preload=preload)
+
+
 def with_workers(record: RunRecord, count: int, cpu_percent: float) -> RunRecord:
     """The sampler's worker processes: ``count`` of them at ``cpu_percent`` each."""
     end = record.steps[-1].start + record.steps[-1].duration

@@ -17,9 +17,12 @@ that they add up to the step:
   compute to launch, and compute means the CPU is busy with the model's math.
 
 memory and communication have no share of the split: they come from findings
-(an OOM, DataParallel) only. When the primary finding's recoverable time is
-larger than its class's share (dispatch overhead on a CPU-only run sits in the
-forward and backward phases), that time moves from compute to its class.
+(an OOM, DataParallel, the allocator's page churn) only; a memory finding's
+recoverable time lies inside the model's phases, and the math left beside it
+names the verdict when it is the larger by ``_MATH_LEADS``. When the primary
+finding's recoverable time is larger than its class's share (dispatch overhead
+on a CPU-only run sits in the forward and backward phases), that time moves
+from compute to its class.
 
 The verdict's category is that of the top-ranked warning (or critical) finding
 that recovers at least 5% of the steady step, or of a communication warning
@@ -511,7 +514,9 @@ def _led_by(top: Finding, shares: dict[str, float], facts: dict[str, object]) ->
     An out-of-memory run ended there, and communication is not outweighed by the per-rank math: in a
     job the question is why it scales short of its ranks (the traces' experts name exposed
     communication over 60% of compute kernels)."""
-    if top.category in ("memory", "compute") or top.category not in shares:
+    if top.category == "memory":
+        return _math_over_memory(top, shares, facts.get("step_time"))
+    if top.category == "compute" or top.category not in shares:
         return None
     residual = ("launch",) if facts.get("cuda_used") or facts.get("device_timeline_available") else ()
     rivals = {c: s for c, s in shares.items() if c not in (top.category, "compute") + residual}
@@ -527,6 +532,17 @@ def _led_by(top: Finding, shares: dict[str, float], facts: dict[str, object]) ->
             and math - shares["launch"] > _MATH_LEADS:
         return "compute"
     return None
+
+
+def _math_over_memory(top: Finding, shares: dict[str, float], step_time: object) -> Optional[str]:
+    """A memory finding that recovers time (the kernel refilling pages the allocator gave back) recovers it
+    from inside the model's phases, like a CPU run's launch finding: the math left beside it names the verdict
+    when it is the larger share by more than ``_MATH_LEADS``. A run that ran out of memory ended there."""
+    if _ended_the_run(top) or not isinstance(step_time, (int, float)) or step_time <= 0:
+        return None
+    recovered = _recovered_share(top, step_time)
+    math = shares.get("compute", 0.0) - recovered
+    return "compute" if math - recovered > _MATH_LEADS else None
 
 
 def _model_math(split: dict[str, float], facts: dict[str, object]) -> dict[str, float]:

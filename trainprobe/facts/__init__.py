@@ -18,7 +18,7 @@ from ..figures import JobFigures
 from ..findings import Fact
 from ..record import RunRecord
 from . import batching, code, compute, configkeys, device, gpu, host, input, job, memory, ops, parts, settings, steps
-from . import unoptimized
+from . import paging, unoptimized
 from . import job as job_family
 from .trace import blank_absence, blank_unknowable, unknown_in_a_trace
 from .input import fetch_uncontended, suggest_prefetch_factor, with_suggested_workers
@@ -34,7 +34,7 @@ class FactSpec:
     meaning: str
 
 
-FAMILIES = (steps, input, host, ops, batching, device, gpu, settings, job, code, configkeys, parts, compute, unoptimized,
+FAMILIES = (steps, input, host, paging, ops, batching, device, gpu, settings, job, code, configkeys, parts, compute, unoptimized,
             memory)
 
 FACT_CATALOG: dict[str, FactSpec] = {

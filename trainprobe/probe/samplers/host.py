@@ -339,6 +339,10 @@ class _Tracked:
     threads: list[int] = field(default_factory=list)
     cpu_wait: list[float] = field(default_factory=list)
     waits: Optional[bool] = None  # None until the first read decides
+    cpu_user: list[float] = field(default_factory=list)
+    cpu_system: list[float] = field(default_factory=list)
+    minor_faults: list[int] = field(default_factory=list)
+    kernel: Optional[bool] = None  # None until the first read decides
 
     def series(self) -> ProcessSeries:
         return ProcessSeries(
@@ -352,6 +356,9 @@ class _Tracked:
             read_chars=tuple(self.read_chars),
             threads=tuple(self.threads),
             cpu_wait=tuple(self.cpu_wait),
+            cpu_user=tuple(self.cpu_user),
+            cpu_system=tuple(self.cpu_system),
+            minor_faults=tuple(self.minor_faults),
         )
 
 
@@ -370,6 +377,29 @@ def _cpu_wait(pid: int) -> Optional[float]:
         except (OSError, IndexError, ValueError):
             continue  # a thread that ended meanwhile
     return total * 1e-9
+
+
+_TICKS_PER_S = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") and "SC_CLK_TCK" in os.sysconf_names else 100
+
+
+def _user_system_faults(pid: int) -> Optional[tuple[float, float, int]]:
+    """The process's CPU seconds in its own code and in the kernel, and its minor page faults (pages
+    the kernel had to map in, zeroed, on first touch), all threads together and cumulative:
+    /proc/PID/stat's utime, stime and minflt. Faults and kernel time are how an allocator that
+    hands memory back to the kernel and asks for it again shows (allocator-page-churn)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as fh:
+            text = fh.read()
+    except OSError:
+        return None
+    fields = text[text.rfind(")") + 2:].split()  # the command name may hold spaces and parentheses
+    try:
+        # After the name: state(3) ppid pgrp session tty_nr tpgid flags minflt(10) cminflt majflt cmajflt
+        # utime(14) stime(15), counted from 1 as proc(5) counts them.
+        minflt, utime, stime = int(fields[7]), int(fields[11]), int(fields[12])
+    except (IndexError, ValueError):
+        return None
+    return utime / _TICKS_PER_S, stime / _TICKS_PER_S, minflt
 
 
 def _cmdline(proc: psutil.Process) -> list[str]:
@@ -514,7 +544,11 @@ class ProcessTreeSampler:
         if tracked.waits is not False:
             wait = _cpu_wait(proc.pid)
             tracked.waits = wait is not None
-        return round(cpu, 1), int(rss), int(threads), io, wait
+        kernel = None
+        if tracked.kernel is not False:
+            kernel = _user_system_faults(proc.pid)
+            tracked.kernel = kernel is not None
+        return round(cpu, 1), int(rss), int(threads), io, wait, kernel
 
     @staticmethod
     def _read_io(tracked: _Tracked) -> Optional[tuple[int, int]]:
@@ -536,7 +570,7 @@ class ProcessTreeSampler:
 
     @staticmethod
     def _store(tracked: _Tracked, t: float, values) -> None:
-        cpu, rss, threads, io, wait = values
+        cpu, rss, threads, io, wait, kernel = values
         tracked.t.append(t)
         tracked.cpu.append(cpu)
         tracked.rss.append(rss)
@@ -546,6 +580,10 @@ class ProcessTreeSampler:
             tracked.read_chars.append(io[1])
         if wait is not None:
             tracked.cpu_wait.append(round(wait, 6))
+        if kernel is not None:
+            tracked.cpu_user.append(kernel[0])
+            tracked.cpu_system.append(kernel[1])
+            tracked.minor_faults.append(kernel[2])
 
     def result(self) -> tuple[ProcessSeries, ...]:
         """Every process seen, in order of discovery; the caller holds the lock."""
