@@ -120,6 +120,7 @@ REAL_TEST25_DIR = ROOT / "tests" / "data" / "runs" / "real_test25"  # library fi
 REAL_TEST26_DIR = ROOT / "tests" / "data" / "runs" / "real_test26"  # Trainer, accelerate, Lightning, library, flags, course, recsys, generative
 REAL_TEST27_DIR = ROOT / "tests" / "data" / "runs" / "real_test27"  # Trainer, accelerate, Lightning, flags, course, library, CPU convnets, sequences
 REAL_TEST28_DIR = ROOT / "tests" / "data" / "runs" / "real_test28"  # Trainer, Lightning, accelerate, course notebook, library fit(), flags, sequences/graphs, generative
+REAL_TEST29_DIR = ROOT / "tests" / "data" / "runs" / "real_test29"  # the same areas, from sources no set used
 REAL_SETS = {"real": REAL_DIR, "real_test": REAL_TEST_DIR, "real_test2": REAL_TEST2_DIR, "real_test3": REAL_TEST3_DIR,
              "real_test4": REAL_TEST4_DIR, "real_test5": REAL_TEST5_DIR, "real_test6": REAL_TEST6_DIR,
              "real_test7": REAL_TEST7_DIR, "real_test8": REAL_TEST8_DIR,
@@ -131,7 +132,8 @@ REAL_SETS = {"real": REAL_DIR, "real_test": REAL_TEST_DIR, "real_test2": REAL_TE
              "real_test20": REAL_TEST20_DIR, "real_test21": REAL_TEST21_DIR, "real_test22": REAL_TEST22_DIR,
              "real_test23": REAL_TEST23_DIR, "real_test24": REAL_TEST24_DIR,
              "real_test25": REAL_TEST25_DIR, "real_test26": REAL_TEST26_DIR,
-             "real_test27": REAL_TEST27_DIR, "real_test28": REAL_TEST28_DIR}
+             "real_test27": REAL_TEST27_DIR, "real_test28": REAL_TEST28_DIR,
+             "real_test29": REAL_TEST29_DIR}
 TRACES_DIR = ROOT / "tests" / "data" / "traces"
 ON_TRACES = "validated on recorded GPU traces"
 GPU_RECORD = ROOT / "tests" / "data" / "gpu" / "accuracy.json"
