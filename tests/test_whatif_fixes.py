@@ -26,7 +26,8 @@ def test_each_fix_module_is_complete(fix_id):
         assert fix.injector.fix_id == fix_id
         candidates = fix.candidates(PlanContext(num_workers=0, usable_cores=4, facts={
             "suggested_num_workers": 2, "torch_threads": 4, "suggested_torch_threads": 2,
-            "batch_size": 4, "suggested_batch_size": 64}))
+            "batch_size": 4, "suggested_batch_size": 64, "glibc_malloc": True,
+            "suggested_malloc_trim_bytes": 1 << 30}))
         assert candidates and all(c.fix_id == fix_id and fix_id in c.fixes for c in candidates)
     else:
         assert fix.not_injected_because and fix.by_hand != GENERIC_BY_HAND
