@@ -143,6 +143,7 @@ _MEASURE = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow  # two Python processes that import torch: ~6 s quiet, 19 s under load
 @pytest.mark.skipif(not (get_libc() or "").startswith("glibc"), reason="mallopt is glibc's")
 def test_the_what_ifs_mallopt_keeps_the_pages_in_a_real_process():
     """Ten 36 MiB tensors made and freed: without the fix each is faulted in afresh (about 9,000 pages each);
