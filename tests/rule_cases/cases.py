@@ -51,6 +51,13 @@ def _bf16_cpu(bf16_peak: float) -> RunRecord:
     return with_compute(cpu_record(), flops=4e9, samples=64, peak=200e9, other_peaks={"bf16": bf16_peak})
 
 
+def _bf16_autocast_cpu(bf16_peak: float) -> RunRecord:
+    """The CPU run's training forwards under bf16 autocast, its counted products in bf16."""
+    rec = with_compute(cpu_record(), flops=4e9, samples=64, peak=bf16_peak, dtype="bf16",
+                       other_peaks={"fp32": 200e9})
+    return with_settings(rec, autocast_forwards=23, autocast_device="cpu", autocast_dtype="bfloat16")
+
+
 def _fusable(compiled: bool) -> RunRecord:
     kinds = {"conv": 0.040, "matmul": 0.004, "elementwise": 0.030, "normalization": 0.016, "reduction": 0.004}
     rec = with_profiler(cpu_record(), op_kinds=kinds, memory_bound_share=0.5)
@@ -538,6 +545,8 @@ CASES: dict[str, RuleCase] = {
     # fp32 products at 60% of the op time on a CPU measured at 440 bf16 GFLOP/s against 200 in fp32; the same
     # CPU without fast bf16 (a conversion-bound 160 GFLOP/s) gets nothing.
     "cpu-bf16-not-used": RuleCase(lambda: _bf16_cpu(440e9), lambda: _bf16_cpu(160e9), "info"),
+    # bf16 autocast on a CPU whose bf16 products run at 10% of its fp32 rate: against a CPU with AMX (2.2x).
+    "cpu-bf16-slower": RuleCase(lambda: _bf16_autocast_cpu(20e9), lambda: _bf16_autocast_cpu(440e9), "warning"),
     # Half the op time in element-wise ops and norms, the model not compiled; the same model compiled.
     # info on a CPU: there the memory-bound share does not predict compile's gain (the rule's note)
     "compile-would-fuse": RuleCase(lambda: _fusable(False), lambda: _fusable(True), "info"),
